@@ -1,0 +1,28 @@
+"""31 KAR 6:030 (and the FWAB exceptions of 31 KAR 5:011): a ballot's marks to its votes, and why a person must look.
+
+``apply_rules(election, marks)`` turns one ballot's target classes into votes
+per contest; ``resolve_write_in`` proposes whose vote a written name is;
+``parse_marks``/``marks_to_dict`` read and write marks in the JSON format of
+docs/marks.md. The rules read no images.
+"""
+
+from ._apply import MarksError, apply_rules
+from ._clauses import CLAUSE_TEXT, cite
+from ._marks_io import marks_to_dict, parse_marks, votes_to_dict
+from ._write_in import WriteInDecision, resolve_write_in
+from .types import (
+    MARK_CLASSES,
+    AdjudicationReason,
+    BallotMarks,
+    BallotVotes,
+    ContestStatus,
+    ContestVotes,
+    MarkClass,
+    OptionMark,
+)
+
+__all__ = [
+    "CLAUSE_TEXT", "MARK_CLASSES", "AdjudicationReason", "BallotMarks", "BallotVotes", "ContestStatus",
+    "ContestVotes", "MarkClass", "MarksError", "OptionMark", "WriteInDecision", "apply_rules", "marks_to_dict",
+    "parse_marks", "resolve_write_in", "votes_to_dict", "cite",
+]

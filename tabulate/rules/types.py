@@ -94,6 +94,8 @@ class BallotVotes:
     #: True when any reason is one the election queues (``election.adjudication.reasons``).
     needs_review: bool = False
     blank: bool = False
+    #: A federal write-in absentee ballot (31 KAR 5:011), as its marks said.
+    fwab: bool = False
 
     def contest(self, contest_id: str) -> ContestVotes:
         for c in self.contests:
