@@ -8,6 +8,7 @@ the reference for "ink beyond what is printed".
 from __future__ import annotations
 
 import io
+import zlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -100,10 +101,51 @@ def png_bytes(image: np.ndarray, dpi: int) -> bytes:
     return buf.getvalue()
 
 
-def write_pdf(pages: list[np.ndarray], path: Path, dpi: int) -> None:
-    """A printable PDF, one page per image, at the given resolution.
+def pdf_bytes(pages: list[np.ndarray], dpi: int) -> bytes:
+    """A printable PDF, one page per grayscale image, sized so the image prints at ``dpi``.
 
-    Pillow writes no creation date unless asked, so the bytes are reproducible.
+    Written by hand rather than with Pillow, whose PDF writer stamps the
+    creation time and the file name into the file and stores grayscale images
+    as JPEG: we want the same bytes every run and lossless ballots.
     """
-    images = [Image.fromarray(p) for p in pages]
-    images[0].save(path, format="PDF", resolution=float(dpi), save_all=True, append_images=images[1:])
+    objects: list[bytes] = []  # object n is objects[n - 1]
+
+    def add(body: bytes) -> int:
+        objects.append(body)
+        return len(objects)
+
+    catalog = add(b"")  # filled in once the page tree exists
+    tree = add(b"")
+    kids = []
+    for img in pages:
+        img = np.ascontiguousarray(img, dtype=np.uint8)
+        rows, cols = img.shape
+        data = zlib.compress(img.tobytes(), 9)
+        image = add(b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+                    b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n" % (cols, rows, len(data))
+                    + data + b"\nendstream")
+        w_pt, h_pt = cols * 72.0 / dpi, rows * 72.0 / dpi
+        draw = b"q %.4f 0 0 %.4f 0 0 cm /Im0 Do Q" % (w_pt, h_pt)
+        content = add(b"<< /Length %d >>\nstream\n" % len(draw) + draw + b"\nendstream")
+        kids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %.4f %.4f] "
+                        b"/Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>"
+                        % (tree, w_pt, h_pt, image, content)))
+    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % tree
+    objects[tree - 1] = (b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % k for k in kids)
+                         + b"] /Count %d >>" % len(kids))
+
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for n, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref)
+    return bytes(out)
+
+
+def write_pdf(pages: list[np.ndarray], path: Path, dpi: int) -> None:
+    """Write `pdf_bytes` to ``path``: a printable, lossless PDF, byte-identical every run."""
+    Path(path).write_bytes(pdf_bytes(pages, dpi))

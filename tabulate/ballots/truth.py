@@ -1,0 +1,135 @@
+"""The truth of a simulated sheet: what the voter meant, what was drawn, and what a reader should make of it.
+
+The expected readings come from `tabulate.ballots.marks.MARK_KINDS` (31 KAR
+6:030 §2(1) for the scanner, §3(1) for the hand count). The reasons a person
+should look use the codes of `tabulate.election.ADJUDICATION_REASONS`. The
+format is documented in docs/simulator.md.
+"""
+
+from __future__ import annotations
+
+from ..election.geometry import Rect
+from ..election.layout import BallotLayout
+from ..election.model import Election
+from .marks import _ANY, MARK_KINDS, DrawnMark
+from .plan import SheetPlan
+from .scanner import SheetScan
+from .voters import intended_votes
+
+TRUTH_FORMAT = "tabulate-simulated-scans/1"
+
+
+def _rect(r: Rect | None) -> list[float] | None:
+    return None if r is None else [round(r.x, 4), round(r.y, 4), round(r.w, 4), round(r.h, 4)]
+
+
+def _accepts(kind: str, bitonal: bool) -> tuple[str, ...]:
+    # Bitonal scanning drops light gray: a light pencil fill may vanish entirely.
+    if bitonal and kind == "light_pencil":
+        return _ANY
+    return MARK_KINDS[kind].scan_accepts
+
+
+def target_entries(plan: SheetPlan, drawn: dict[tuple[str, str], DrawnMark], bitonal: bool,
+                   hands: dict[tuple[str, str], str]) -> list[dict]:
+    """One entry per target that carries ink or a written name (every other target is ``none``)."""
+    out = []
+    for m in plan.marks:
+        k = MARK_KINDS[m.kind]
+        d = drawn.get((m.contest_id, m.option_id))
+        e = {"page": m.page, "contest": m.contest_id, "option": m.option_id, "kind": m.kind,
+             "scan": k.scan, "scan_accepts": list(_accepts(m.kind, bitonal)), "hand": k.hand,
+             "ink": round(d.interior_ink, 4) if d else 0.0, "cover": round(d.interior_cover, 4) if d else 0.0,
+             "extent_in": _rect(d.extent_in) if d else None}
+        if m.write_in:
+            w = m.write_in
+            e["write_in"] = {"name": w.name, "how": w.how, "candidate": w.candidate, "marked": w.marked,
+                             "hand": hands.get((m.contest_id, m.option_id))}
+        out.append(e)
+    return out
+
+
+def contest_entries(election: Election, plan: SheetPlan, targets: list[dict]) -> dict[str, dict]:
+    """Per contest on the ballot: the voter's intent and the expected readings' selections."""
+    intent = plan.intent
+    out = {}
+    for c in election.style_contests(intent.style_id):
+        choice = intent.choice(c.id)
+        selections = (tuple(intent.straight_party) if c.id == "straight-party" else choice.selections)
+        here = [t for t in targets if t["contest"] == c.id]
+        votes, via = intended_votes(election, intent, c) if c.id != "straight-party" else (
+            (selections if len(selections) <= 1 else ()), False)
+        scan_marked = [t["option"] for t in here if t["scan"] == "marked"]
+        hand_votes = [t["option"] for t in here if t["hand"] == "vote"]
+        out[c.id] = {
+            "vote_for": c.vote_for,
+            "selections": list(selections),
+            "write_ins": [t["write_in"] | {"option": t["option"]} for t in here if "write_in" in t],
+            "intended_votes": list(votes),
+            "via_straight_party": via,
+            "overvote": len(selections) > c.vote_for,
+            "scan_marked": scan_marked,
+            "hand_votes": hand_votes,
+            "ambiguous": any(t["scan"] == "ambiguous" or t["hand"] == "ambiguous" for t in here),
+        }
+    return out
+
+
+def review_reasons(targets: list[dict], contests: dict[str, dict]) -> list[dict]:
+    """Why a person should look at the sheet (empty: no reason)."""
+    reasons = []
+    for t in targets:
+        k = MARK_KINDS[t["kind"]]
+        if k.scan == "ambiguous" or k.hand == "ambiguous":
+            reasons.append({"code": "marginal_mark", "contest": t["contest"], "option": t["option"], "kind": t["kind"]})
+        elif k.needs_review:
+            reasons.append({"code": "scan_hand_disagreement", "contest": t["contest"], "option": t["option"],
+                            "kind": t["kind"]})
+        if "write_in" in t:
+            code = "marked_write_in" if k.selects else "unmarked_write_in"
+            reasons.append({"code": code, "contest": t["contest"], "option": t["option"], "kind": t["kind"]})
+    for cid, c in contests.items():
+        if c["overvote"]:
+            reasons.append({"code": "overvote", "contest": cid, "option": None, "kind": None})
+    if is_blank(targets):
+        reasons.append({"code": "blank_ballot", "contest": None, "option": None, "kind": None})
+    return reasons
+
+
+def is_blank(targets: list[dict]) -> bool:
+    """No target reads as anything but empty under either rule, and no name is written."""
+    return not any(t["scan"] != "unmarked" or t["hand"] != "no_vote" or "write_in" in t for t in targets)
+
+
+def sheet_truth(election: Election, layout: BallotLayout, plan: SheetPlan, drawn: dict, hands: dict,
+                strays: list[tuple[int, Rect | None]], scan: SheetScan, *, index: int, dpi: float,
+                population: str, scan_profile: str) -> dict:
+    """The truth record of one simulated sheet (see docs/simulator.md)."""
+    bitonal = scan.params[0].bitonal
+    targets = target_entries(plan, drawn, bitonal, hands)
+    contests = contest_entries(election, plan, targets)
+    reasons = review_reasons(targets, contests)
+    page = layout.pages[0]
+    intent = plan.intent
+    return {
+        "sheet": index + 1,
+        "style": intent.style_id,
+        "precinct": intent.precinct_id,
+        "population": population,
+        "archetype": intent.archetype,
+        "lean": intent.lean,
+        "straight_party": list(intent.straight_party),
+        "habit": plan.habit,
+        "pen": {"kind": plan.pen.kind, "gray": round(plan.pen.gray, 1), "width_in": round(plan.pen.width_in, 4)},
+        "images": [
+            {"side": side, "page": pg, "bitonal": p.bitonal, "scan_profile": scan_profile,
+             "transform": p.to_dict(page.width_in, page.height_in, dpi)}
+            for side, pg, p in zip(("front", "back"), scan.pages, scan.params)
+        ],
+        "contests": contests,
+        "targets": targets,
+        "strays": [{"page": pg, "extent_in": _rect(r)} for pg, r in strays if r is not None],
+        "blank": is_blank(targets),
+        "needs_review": bool(reasons),
+        "review_reasons": reasons,
+    }
