@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "votes",
     "scan",
     "reports",
+    "store_reports",
     "review",
 )
 
@@ -72,4 +73,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m tabulate.cli` runs this file as __main__, a second copy of the
+    # module whose UsageError the commands (importing tabulate.cli) never raise:
+    # run the imported module's main so errors are caught as one line.
+    from tabulate.cli import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,26 @@
+"""Adjudication: the review queue, bipartisan teams and the board, decisions, and the audit log.
+
+When the machine cannot tell what a voter meant, people decide: a team of two
+reviewers registered with different parties who must agree (31 KAR 4:220
+§7(1)), or the county board by majority (4:220 §9(12)(a)). The web app that
+they use is `tabulate.adjudicate.web` (``tabulate review serve``); everything
+here works without it. See docs/adjudication.md.
+"""
+
+from .auditlog import Verification, verify
+from .decisions import Decision, RecordResult, apply_pending, record_entry, reopen
+from .entries import NOT_COUNTED, DecidedVotes, DecisionError, Entry, WriteInReading, decided_votes
+from .panels import Panel, Team, TeamError
+from .queue import LeaseLost, QueueFilter, lease, lease_next, list_queue, progress, sync
+from .records import adjudicated_records
+from .schema import connect, migrate
+from .source import ReviewSheet, SourceError, StoreSource
+from .users import LoginFailed, User, UserError, add_user, authenticate
+
+__all__ = [
+    "NOT_COUNTED", "DecidedVotes", "Decision", "DecisionError", "Entry", "LeaseLost", "LoginFailed", "Panel",
+    "QueueFilter", "RecordResult", "ReviewSheet", "SourceError", "StoreSource", "Team", "TeamError", "User",
+    "UserError", "Verification", "WriteInReading", "add_user", "adjudicated_records", "apply_pending",
+    "authenticate", "connect", "decided_votes", "lease", "lease_next", "list_queue", "migrate",
+    "progress", "record_entry", "reopen", "sync", "verify",
+]

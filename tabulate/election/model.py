@@ -49,13 +49,21 @@ VOTE_TYPES: tuple[str, ...] = (
 class Thresholds:
     """Fill-score thresholds: ``>= definite`` is a mark, ``>= marginal`` goes to a person.
 
-    The defaults come from the accuracy benchmark (``benchmarks/accuracy.py``):
-    the highest score of any blank or non-mark target sits well below
-    ``marginal`` and the lowest definite mark well above ``definite``.
+    The score is the target interior's mean darkness between paper (0) and ink
+    (1) (`tabulate.kernels.FEATURES`). The defaults come from the accuracy
+    benchmark (``benchmarks/accuracy.py``: 2,000 simulated 200 DPI sheets, every
+    mark kind, default and rough scans, a quarter bitonal; docs/detect.md has
+    the table): no blank target of 57,129 scored above 0.025; light pencil fills
+    with ink left in the image score from about 0.05; an erasure's residue
+    scored at most 0.131; a filled or majority-filled target on a grey scan at
+    least 0.22. ``marginal`` sits just above the blank targets (light and
+    erased marks then go to a person); ``definite`` between the erasures and
+    the fills, 0.05 from each. With these defaults no definite mark read as
+    unmarked and no clear non-mark read as marked.
     """
 
-    marginal: float = 0.07
-    definite: float = 0.25
+    marginal: float = 0.035
+    definite: float = 0.18
 
 
 @dataclass(frozen=True)

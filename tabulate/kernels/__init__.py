@@ -1,0 +1,88 @@
+"""Compiled image kernels: pure functions over numpy arrays (numba), each with a numpy twin.
+
+The kernels import nothing else of ours. Public wrappers check shapes and
+dtypes, allocate the output and call the private ``_*.py`` kernel; the slow
+twins in `tabulate.kernels.reference` are the test oracle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._targets import N_FEATURES, score_targets_kernel
+from .points import FEATURES, F, TargetPoints, offsets_by_distance
+
+__all__ = ["F", "FEATURES", "TargetPoints", "offsets_by_distance", "score_targets"]
+
+assert N_FEATURES == len(FEATURES)
+
+
+def score_targets(image: np.ndarray, affine: np.ndarray, points: TargetPoints, *, paper: float, ink: float,
+                  split: float, residue: float, offsets: np.ndarray, min_hits: int = 2,
+                  skip_cols: np.ndarray | None = None, area_margin: float = 0.0) -> np.ndarray:
+    """Score every target of a page: fill score and features, one row per target.
+
+    Parameters
+    ----------
+    image
+        The page, ``uint8`` (rows, cols), C-contiguous.
+    affine
+        ``(2, 3)`` float64 map from page inches ``(x_in, y_in, 1)`` to image ``(col, row)``.
+    points
+        The page's sample points (`TargetPoints`).
+    paper, ink
+        The page's own paper and ink grey levels (``paper > ink``). Each target
+        re-bases the paper level on the mean of the paper points beside its
+        outline that are lighter than the page's split (uneven lighting), when
+        at least a quarter of them are.
+    split
+        Where "dark" starts, as a fraction of the way from paper to ink.
+    residue
+        Where light residue (an erasure) starts, as a fraction from paper to ink (``< split``).
+    offsets
+        ``(K, 2)`` int64 local-search offsets (image col, row), nearest first
+        (`offsets_by_distance`); the target takes the first offset whose outline
+        match is best, so the printed outline is matched, never scored.
+    min_hits
+        Dark points that make a sector (or an arrow's column) count as inked.
+    skip_cols
+        Optional ``bool`` per image column: columns not to read (a scanner
+        streak); their points count as paper, like points outside the image.
+    area_margin
+        Marking- and write-in-area points nearer than this (inches) to
+        printed ink are not read (blur or a bitonal threshold widens print).
+
+    Returns
+    -------
+    ndarray
+        ``(T, len(FEATURES))`` float64; columns named by `FEATURES`.
+    """
+    if image.dtype != np.uint8 or image.ndim != 2:
+        raise ValueError(f"image must be 2-D uint8, got {image.dtype} with shape {image.shape}")
+    affine = np.ascontiguousarray(affine, dtype=np.float64)
+    if affine.shape != (2, 3):
+        raise ValueError(f"affine must be (2, 3), got {affine.shape}")
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if offsets.ndim != 2 or offsets.shape[1] != 2 or len(offsets) == 0:
+        raise ValueError(f"offsets must be (K, 2) with K >= 1, got {offsets.shape}")
+    if not paper > ink:
+        raise ValueError(f"paper level {paper} must be lighter than ink level {ink}")
+    if not 0.0 < residue < split < 1.0:
+        raise ValueError(f"need 0 < residue ({residue}) < split ({split}) < 1")
+    image = np.ascontiguousarray(image)
+    if skip_cols is None:
+        skip_cols = np.zeros(image.shape[1], np.bool_)
+    skip_cols = np.ascontiguousarray(skip_cols, dtype=np.bool_)
+    if skip_cols.shape != (image.shape[1],):
+        raise ValueError(f"skip_cols must have one entry per image column ({image.shape[1]}), got {skip_cols.shape}")
+    out = np.zeros((points.n_targets, N_FEATURES), dtype=np.float64)
+    p = points
+    score_targets_kernel(image, skip_cols, affine, offsets, float(paper), float(ink), float(split), float(residue),
+                         int(min_hits), int(p.n_sectors), float(area_margin),
+                         p.outline_xy, p.outline_w, p.outline_ptr,
+                         p.interior_xy, p.interior_col, p.interior_ncols, p.interior_ptr,
+                         p.outer_xy, p.outer_sector, p.outer_ptr,
+                         p.near_xy, p.near_sector, p.near_ptr,
+                         p.mark_xy, p.mark_cell, p.mark_dist, int(p.n_cells), p.mark_ptr, p.write_in_xy,
+                         p.write_in_dist, p.write_in_ptr, out)
+    return out

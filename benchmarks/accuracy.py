@@ -1,0 +1,228 @@
+"""Accuracy of the reader against the simulator's truth (prints a table).
+
+    python benchmarks/accuracy.py --sheets 2000 --workers 2
+
+Sheets alternate between the "stress" population (every mark kind equally
+often) and the "realistic" one, and between the "default" and "rough" scan
+profiles (one sheet in four rough), with a quarter of the sheets scanned
+bitonal, all at 200 DPI. Every target is compared with the truth's expected
+scanner reading (`tabulate.ballots.marks.MARK_KINDS`):
+
+* definite marks read as unmarked  - truth "marked", read unmarked (must be 0)
+* clear non-marks read as marked   - truth "unmarked", read marked (must be 0)
+* ambiguous marks sent to a person - truth "ambiguous" (scan or hand), read
+  marginal, or scan and hand readings disagree, or the page was rejected
+* clean ballots sent for nothing   - sheets the truth needs no review for,
+  flagged by the reader (a marginal mark, a scan/hand disagreement, a rejection)
+* the highest score of any blank target, the lowest of any definite mark.
+
+`evaluate` is also used by tests/test_detect_accuracy.py on a small run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tabulate.ballots.marks import MARK_KINDS  # noqa: E402
+from tabulate.ballots.simulate import simulate_sheet  # noqa: E402
+from tabulate.detect import pair_pages, read_image  # noqa: E402
+from tabulate.election import load_election  # noqa: E402
+
+SAMPLE = ROOT / "samples" / "general" / "election.json"
+HAND = {"marked": "vote", "unmarked": "no_vote", "marginal": "ambiguous"}
+
+
+def sheet_options(k: int, bitonal_fraction: float = 0.25) -> dict:
+    """The simulator options of sheet ``k`` of the benchmark's mix."""
+    return {"population": ("stress", "realistic")[k % 2], "scan_profile": "rough" if k % 4 == 3 else "default",
+            "bitonal_fraction": bitonal_fraction, "dpi": 200}
+
+
+def read_one(args: tuple) -> dict:
+    """Simulate sheet k and read it: compact per-target records and the sheet's outcome."""
+    k, seed, bitonal_fraction = args
+    election = _election()
+    sim = simulate_sheet(election, k, seed, **sheet_options(k, bitonal_fraction))
+    truth = {(t["contest"], t["option"]): t for t in sim.truth["targets"]}
+    pages = [read_image(election, img, source=f"sheet{k}-{i}") for i, img in enumerate(sim.pages)]
+    sheet = pair_pages(election, pages)
+    targets = []
+    for i, p in enumerate(pages):
+        image = sim.truth["images"][i]
+        for t in p.targets:
+            tt = truth.get((t.contest_id, t.option_id))
+            kind = tt["kind"] if tt else "none"
+            seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] else True
+            targets.append((kind, image["bitonal"], sim.truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen))
+    flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
+    return {"k": k, "ok": sheet.ok, "reason": sheet.reason_code, "detail": sheet.reason, "targets": targets,
+            "needs_review": sim.truth["needs_review"], "flagged": flagged,
+            "profile": sheet_options(k)["scan_profile"],
+            "rejected_kinds": [t["kind"] for t in sim.truth["targets"]] if not sheet.ok else []}
+
+
+def _ink_left(election, img, image_truth, style_id, reading) -> bool:
+    """Whether any black pixel is left inside a target on a bitonal page, located with the
+    simulator's own transform (not the reader's): a light pencil may vanish at the threshold."""
+    import numpy as np
+
+    from tabulate.election.layout import layout_style
+
+    page = image_truth["page"]
+    t = next(x for x in layout_style(election, style_id).pages[page - 1].targets
+             if (x.contest_id, x.option_id) == (reading.contest_id, reading.option_id))
+    m = np.array(image_truth["transform"]["page_to_image"])
+    (cx, cy), a, b = t.bounds.center, t.bounds.w / 2 - 0.03, t.bounds.h / 2 - 0.03
+    u, v = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
+    inside = u ** 2 + v ** 2 <= 1.0  # the interior ellipse, clear of the printed outline
+    xy = np.column_stack([cx + a * u[inside], cy + b * v[inside], np.ones(inside.sum())])
+    pts = xy @ m.T
+    c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
+    r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
+    return bool((img[r, c] < 128).sum() >= 2)
+
+
+_ELECTION = None
+
+
+def _election():
+    global _ELECTION
+    if _ELECTION is None:
+        _ELECTION = load_election(SAMPLE)
+    return _ELECTION
+
+
+@dataclass
+class Accuracy:
+    sheets: int = 0
+    rejected: Counter = field(default_factory=Counter)
+    rejected_ids: list = field(default_factory=list)
+    definite_unmarked: list = field(default_factory=list)
+    nonmark_marked: list = field(default_factory=list)
+    ambiguous: int = 0
+    ambiguous_sent: int = 0
+    ambiguous_lost: int = 0
+    ambiguous_kept: Counter = field(default_factory=Counter)
+    definite_marginal: Counter = field(default_factory=Counter)
+    disagree: int = 0
+    disagree_sent: int = 0
+    clean: int = 0
+    clean_sent: int = 0
+    blank_max: float = 0.0
+    definite_min: float = 1.0
+    by_kind: dict = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, r: dict) -> None:
+        self.sheets += 1
+        if not r["ok"]:
+            self.rejected[r["reason"]] += 1
+            self.rejected_ids.append((r["k"], r["detail"]))
+        if not r["needs_review"]:
+            self.clean += 1
+            self.clean_sent += r["flagged"]
+        for kind, bitonal, pen, scan, hand, score, seen in r["targets"]:
+            mk = MARK_KINDS[kind]
+            self.by_kind[kind].append((scan, score, scan in mk.scan_accepts or (bitonal and kind == "light_pencil")))
+            if mk.scan == "marked":
+                self.definite_min = min(self.definite_min, score)
+                if scan == "unmarked":
+                    self.definite_unmarked.append((r["k"], kind, "bitonal" if bitonal else "grey", pen, score))
+                elif scan == "marginal":
+                    self.definite_marginal[("bitonal" if bitonal else "grey", pen)] += 1
+            if mk.scan == "unmarked" and scan == "marked":
+                self.nonmark_marked.append((r["k"], kind, "bitonal" if bitonal else "grey", pen, score))
+            if kind == "none":
+                self.blank_max = max(self.blank_max, score)
+            sent = scan == "marginal" or scan != hand
+            if (mk.scan == "ambiguous" or mk.hand == "ambiguous") and not seen:
+                self.ambiguous_lost += 1  # no ink left in the image: nothing for anyone to see
+            elif mk.scan == "ambiguous" or mk.hand == "ambiguous":
+                self.ambiguous += 1
+                self.ambiguous_sent += sent
+                if not sent:
+                    self.ambiguous_kept[(kind, scan)] += 1
+            elif (mk.scan == "unmarked") != (mk.hand == "no_vote"):
+                self.disagree += 1
+                self.disagree_sent += sent
+        for kind in r["rejected_kinds"]:  # a rejected sheet goes to a person with all its marks
+            mk = MARK_KINDS[kind]
+            if mk.scan == "ambiguous" or mk.hand == "ambiguous":
+                self.ambiguous += 1
+                self.ambiguous_sent += 1
+
+    def table(self) -> str:
+        pct = lambda a, b: f"{100 * a / b:.2f} %" if b else "n/a"  # noqa: E731
+        lines = [
+            f"sheets read                          {self.sheets} (rejected: {dict(self.rejected) or 0})",
+            f"definite marks read as unmarked      {len(self.definite_unmarked)}   (must be 0)",
+            f"clear non-marks read as marked       {len(self.nonmark_marked)}   (must be 0)",
+            "definite marks sent to a person      " + (", ".join(
+                f"{n} {scan} {pen}" for (scan, pen), n in sorted(self.definite_marginal.items())) or "0"),
+            f"ambiguous marks sent to a person     {self.ambiguous_sent}/{self.ambiguous} = "
+            f"{pct(self.ambiguous_sent, self.ambiguous)}   (target >= 99.9 %; {self.ambiguous_lost} more left no "
+            "ink in a bitonal image)",
+            "  not sent: " + ", ".join(f"{k} read {s} {n}" for (k, s), n in sorted(self.ambiguous_kept.items())),
+            f"scan/hand-disagreement marks sent    {self.disagree_sent}/{self.disagree} = "
+            f"{pct(self.disagree_sent, self.disagree)}   (circled, X beside the name)",
+            f"clean ballots sent for nothing       {self.clean_sent}/{self.clean} = "
+            f"{pct(self.clean_sent, self.clean)}   (target <= 2 %)",
+            f"highest score of a blank target      {self.blank_max:.3f}",
+            f"lowest score of a definite mark      {self.definite_min:.3f}",
+            "",
+            f"{'kind':14s} {'n':>6s} {'accepted':>9s} {'marked':>7s} {'marginal':>8s} {'unmarked':>8s}  "
+            "score min/median/max",
+        ]
+        for kind in sorted(self.by_kind):
+            rows = self.by_kind[kind]
+            c = Counter(s for s, _, _ in rows)
+            scores = sorted(sc for _, sc, _ in rows)
+            ok = sum(a for _, _, a in rows)
+            lines.append(f"{kind:14s} {len(rows):6d} {pct(ok, len(rows)):>9s} {c['marked']:7d} {c['marginal']:8d} "
+                         f"{c['unmarked']:8d}  {scores[0]:.3f}/{scores[len(scores) // 2]:.3f}/{scores[-1]:.3f}")
+        for k, detail in self.rejected_ids[:20]:
+            lines.append(f"  rejected: sheet {k}: {detail}")
+        for name, items in (("definite read unmarked", self.definite_unmarked),
+                            ("non-mark read marked", self.nonmark_marked)):
+            for it in items[:20]:
+                lines.append(f"  {name}: sheet {it[0]} {it[1]} {it[2]} {it[3]} score {it[4]:.3f}")
+        return "\n".join(lines)
+
+
+def evaluate(n: int, seed: int = 2024, *, workers: int = 1, bitonal_fraction: float = 0.25, start: int = 0) -> Accuracy:
+    acc = Accuracy()
+    jobs = [(k, seed, bitonal_fraction) for k in range(start, start + n)]
+    if workers > 1:
+        with Pool(workers) as pool:
+            for r in pool.imap_unordered(read_one, jobs, chunksize=4):
+                acc.add(r)
+    else:
+        for j in jobs:
+            acc.add(read_one(j))
+    return acc
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sheets", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--bitonal", type=float, default=0.25, help="share of sheets scanned bitonal")
+    a = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    acc = evaluate(a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal)
+    print(acc.table())
+    print(f"\n{a.sheets} sheets in {time.perf_counter() - t0:.0f} s (simulation included), seed {a.seed}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,306 @@
+"""Central-count throughput: ``tabulate scan`` (store included) beside decoding alone, and memory over a long batch.
+
+    python benchmarks/throughput.py                       # 400 sheets, JPEG and G4, every core
+    python benchmarks/throughput.py --sheets 2000 --workers 2
+    python benchmarks/throughput.py --memory 5000 50000   # peak RSS at two batch sizes (G4)
+
+For each format it simulates a few sheets (200 DPI duplex: grayscale JPEG,
+or bitonal CCITT G4 TIFF), copies them into a batch of ``--sheets`` distinct
+sheets (bytes appended after the image data change each file's SHA-256 but
+not its pixels, so the store sees new sheets and the reader the same
+ballots), then times, on the same files in the same run:
+
+* **decode-only**: the reader's own decoder (`tabulate.detect.decode`) over
+  every page, in a pool of the same size started the same way;
+* **pipeline + store, decode only**: the scan pipeline and the store with a
+  reader that only decodes (and returns one real sheet's reading): our own
+  overhead, whatever the reader costs;
+* **tabulate scan**: the real command into a new store, from the moment the
+  batch starts (as its summary reports) and end to end (process start to exit).
+
+Each runs in a process of its own, at n/4 and at n sheets; the difference
+between the two is the steady-state cost per sheet (process start, imports
+and the reader's first-call warm-up cancel out). It is reported as CPU time
+of the whole process tree (steady on a shared machine) and as measured
+sheets/s. The ratio is against decode-only (goal <= 1.25). ``--memory`` runs
+batches of the given sizes and samples the resident memory of the scan
+process and of its whole process tree (goal: flat as the batch grows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+ELECTION = REPO / "samples" / "general" / "election.json"
+FORMATS = {"jpeg": ("jpg", 0.0), "g4": ("tif", 1.0)}
+BASE_SHEETS = 16
+
+
+def make_base(fmt: str, out: Path) -> Path:
+    """Simulate BASE_SHEETS sheets of one format (seeded)."""
+    from tabulate.ballots.samples import write_samples
+    from tabulate.election import load_election
+
+    folder = out / f"base-{fmt}"
+    if folder.is_dir():
+        return folder
+    _, bitonal = FORMATS[fmt]
+    write_samples(load_election(ELECTION), folder, BASE_SHEETS, seed=5, fmt="jpeg", bitonal_fraction=bitonal,
+                  jobs=os.cpu_count() or 1)
+    (folder / "truth.json").unlink()
+    return folder
+
+
+def make_batch(base: Path, fmt: str, n: int, out: Path) -> Path:
+    """``n`` distinct sheets copied from the base set (a unique trailer after each image's data)."""
+    ext, _ = FORMATS[fmt]
+    folder = out / f"batch-{fmt}-{n}"
+    if folder.is_dir():
+        return folder
+    folder.mkdir()
+    sources = {(k, side): (base / f"sheet-{k:05d}-{side}.{ext}").read_bytes()
+               for k in range(1, BASE_SHEETS + 1) for side in ("front", "back")}
+    for i in range(n):
+        k = i % BASE_SHEETS + 1
+        for side in ("front", "back"):
+            (folder / f"sheet-{i + 1:05d}-{side}.{ext}").write_bytes(sources[(k, side)] + b"copy%d" % i)
+    return folder
+
+
+def _decode_sheet(paths: tuple[str, str]) -> int:
+    from tabulate.detect.decode import decode_page, headers
+
+    pixels = 0
+    for p in paths:
+        data = Path(p).read_bytes()
+        for h in headers(data):
+            pixels += decode_page(data, h).size
+    return pixels
+
+
+def decode_only(folder: Path, workers: int) -> float:
+    """Seconds to decode every page of the batch in a pool like the scan's (forkserver, preloaded)."""
+    import multiprocessing
+
+    fronts = sorted(folder.glob("*-front.*"))
+    sheets = [(str(f), str(f).replace("-front.", "-back.")) for f in fronts]
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["tabulate.detect"])
+    start = time.monotonic()
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        for _ in pool.map(_decode_sheet, sheets, chunksize=4):
+            pass
+    return time.monotonic() - start
+
+
+_TEMPLATE: dict = {}
+
+
+def decode_then_copy(election, pages):
+    """An interpreter that decodes every page and returns the first sheet's real interpretation.
+
+    It isolates the pipeline's own cost (fingerprints, the pool, the store with
+    realistic evidence and votes) from the reader's: decode + this = what
+    `tabulate scan` would cost with a reader that took no time.
+    """
+    from tabulate.central import interpret_sheet
+    from tabulate.detect.decode import decode_page, headers
+
+    if "result" not in _TEMPLATE:
+        _TEMPLATE["result"] = interpret_sheet(election, pages)
+    for data in pages:
+        for h in headers(data):
+            decode_page(data, h)
+    return _TEMPLATE["result"]
+
+
+def pipeline_decode_only(folder: Path, db: Path, workers: int) -> float:
+    """Seconds for the scan pipeline and store (in this process) with `decode_then_copy` as the reader."""
+    import json
+
+    from tabulate.central import ScanPlan, run_batch
+    from tabulate.election import load_election
+    from tabulate.store import open_store
+
+    election = load_election(ELECTION)
+    store = open_store(db)
+    try:
+        store.bind_election(election, json.loads(ELECTION.read_text()))
+        batch = store.open_batch(folder.name, "election_day")
+        return run_batch(store, election, batch, ScanPlan([folder]), workers=workers,
+                         interpreter=decode_then_copy).seconds
+    finally:
+        store.close()
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _session(root: int) -> dict[int, tuple[int, float]]:
+    """Every process in the session led by ``root``: pid -> (RSS kB, CPU seconds so far), from /proc."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) != root:  # the session: the command was started as its leader
+                continue
+            with open(f"/proc/{d}/status") as f:
+                rss = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+        except (OSError, AttributeError, IndexError, ValueError):
+            continue
+        out[int(d)] = (rss, (int(fields[11]) + int(fields[12])) / _TICK)  # utime + stime
+    return out
+
+
+def _committed(db: Path | None) -> int:
+    if db is None or not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as c:
+            return c.execute("SELECT COUNT(*) FROM sheets").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def measure(cmd: list[str], *, db: Path | None = None, sheets: int = 0) -> dict:
+    """Run a command in its own session: wall seconds, CPU seconds and peak memory of its process tree.
+
+    CPU and memory are sampled from /proc every 0.1 s (the pool's workers are
+    children of a forkserver, out of reach of ``getrusage``); a process's last
+    fraction of a sample interval is missed.
+    """
+    peak = {"own": 0, "total": 0, "own_early": 0}
+    cpu: dict[int, float] = {}
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            cwd=REPO)
+
+    def sample():
+        while proc.poll() is None:
+            procs = _session(proc.pid)
+            peak["own"] = max(peak["own"], procs.get(proc.pid, (0, 0))[0])
+            peak["total"] = max(peak["total"], sum(r for r, _ in procs.values()))
+            for pid, (_, seconds) in procs.items():
+                cpu[pid] = max(cpu.get(pid, 0.0), seconds)
+            if sheets and not peak["own_early"] and _committed(db) >= sheets // 10:
+                peak["own_early"] = peak["own"]  # the scan's peak when a tenth of the batch was in
+            time.sleep(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    wall = time.monotonic() - start
+    sampler.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}): {err.strip()[-800:]}")
+    return {"wall": wall, "cpu": sum(cpu.values()), "out": out, "rss_own_mb": peak["own"] / 1024,
+            "rss_total_mb": peak["total"] / 1024, "rss_early_mb": peak["own_early"] / 1024}
+
+
+def scan(folder: Path, db: Path, workers: int) -> dict:
+    """``tabulate scan`` on the folder: its in-run seconds (from the summary), wall, CPU and memory."""
+    res = measure([sys.executable, "-m", "tabulate.cli", "scan", str(folder), "--election", str(ELECTION),
+                   "--db", str(db), "--batch", folder.name, "--vote-type", "election_day", "--workers", str(workers),
+                   "--no-progress"], db=db, sheets=sum(1 for _ in folder.glob("*-front.*")))
+    m = re.search(r"sheets read\s+(\d+)\s+in ([\d.]+) s", res["out"])
+    res["sheets"], res["seconds"] = int(m.group(1)), float(m.group(2))
+    return res
+
+
+def _helper(mode: str, folder: Path, workers: int, db: Path | None = None) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--helper", mode, str(folder), "--workers", str(workers)]
+    if db is not None:
+        cmd += ["--db", str(db)]
+    res = measure(cmd)
+    res["seconds"] = float(res["out"].split()[-1])
+    return res
+
+
+def _three(fmt: str, folder: Path, workers: int, work: Path) -> list[tuple[str, dict]]:
+    tag = folder.name
+    return [("decode-only", _helper("decode", folder, workers)),
+            ("pipeline + store, decode only", _helper("pipeline", folder, workers, work / f"{tag}-pipeline.db")),
+            ("tabulate scan", scan(folder, work / f"{tag}.db", workers))]
+
+
+def throughput(fmt: str, n: int, workers: int, work: Path) -> None:
+    """Measure at n/4 and n sheets: the difference is the steady-state cost per sheet, startup excluded."""
+    base = make_base(fmt, work)
+    small, large = max(n // 4, 1), n
+    runs = {k: _three(fmt, make_batch(base, fmt, k, work), workers, work) for k in (small, large)}
+    print(f"{fmt}: {large} sheets, {workers} workers (steady state from the {small}- and {large}-sheet runs)",
+          flush=True)
+    marginal = {}
+    for i, (label, r) in enumerate(runs[large]):
+        r0 = runs[small][i][1]
+        cpu_ms = 1000 * (r["cpu"] - r0["cpu"]) / (large - small)
+        wall_rate = (large - small) / max(r["seconds"] - r0["seconds"], 1e-9)
+        marginal[label] = (cpu_ms, wall_rate)
+        base_ms, base_rate = marginal["decode-only"]
+        ratio = "" if i == 0 else f"   ratio CPU {cpu_ms / base_ms:4.2f}, wall {base_rate / wall_rate:4.2f}"
+        print(f"  {label:<30} {cpu_ms:6.1f} CPU ms/sheet ({workers * 1000 / cpu_ms:6.1f} sheets/s on {workers} "
+              f"busy cores)   measured {wall_rate:6.1f} sheets/s{ratio}", flush=True)
+    scan_res = runs[large][2][1]
+    db_mb = sum(p.stat().st_size for p in work.glob(f"batch-{fmt}-{large}.db*")) / 2**20
+    print(f"  {large} sheets end to end (process start to exit) {large / scan_res['wall']:.1f} sheets/s; peak RSS: "
+          f"scan process {scan_res['rss_own_mb']:.0f} MB, all processes {scan_res['rss_total_mb']:.0f} MB; "
+          f"store {db_mb:.1f} MB ({db_mb * 1024 / large:.1f} kB/sheet)", flush=True)
+
+
+def memory(sizes: list[int], workers: int, work: Path) -> None:
+    base = make_base("g4", work)
+    for n in sizes:
+        folder = make_batch(base, "g4", n, work)
+        res = scan(folder, work / f"memory-{n}.db", workers)
+        print(f"memory: {n:6d} sheets (G4) {n / res['seconds']:7.1f} sheets/s; peak RSS scan process "
+              f"{res['rss_own_mb']:.0f} MB ({res['rss_early_mb']:.0f} MB when a tenth of the batch was in), "
+              f"all processes {res['rss_total_mb']:.0f} MB", flush=True)
+        shutil.rmtree(folder)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sheets", type=int, default=400, help="sheets per format (default 400)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="reader processes (default: every core)")
+    ap.add_argument("--formats", default="jpeg,g4", help="comma-separated: jpeg, g4 (default both; '' for none)")
+    ap.add_argument("--memory", type=int, nargs="*", metavar="N", help="batch sizes for the memory run (G4)")
+    ap.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary folder)")
+    ap.add_argument("--helper", nargs=2, metavar=("MODE", "FOLDER"), help=argparse.SUPPRESS)
+    ap.add_argument("--db", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.helper:  # one measurement, in a process of its own (see `measure`)
+        mode, folder = args.helper[0], Path(args.helper[1])
+        seconds = decode_only(folder, args.workers) if mode == "decode" else \
+            pipeline_decode_only(folder, args.db, args.workers)
+        print(f"seconds {seconds:.4f}")
+        return
+    work = args.keep or Path(tempfile.mkdtemp(prefix="tabulate-throughput-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"{os.cpu_count()} cores, {args.workers} workers, Python {sys.version.split()[0]}, work folder {work}")
+    try:
+        for fmt in filter(None, (f.strip() for f in args.formats.split(","))):
+            throughput(fmt, args.sheets, args.workers, work)
+        if args.memory:
+            memory(args.memory, args.workers, work)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The store's records with adjudication's decisions folded in: what the tallies and the CVR read.
+
+For each sheet with a current (not reopened) decision, the record's
+``modified`` votes are the decision's votes, ``write_ins`` its write-in
+names, and its status ``counted``. A ballot entered by hand from the paper
+(31 KAR 4:220 §9(4)(c)), which the scanner rejected and so has no machine
+votes, becomes a record whose ``interpreted`` votes are all blank (the
+machine credited nothing) and whose ``modified`` votes are the entry.
+
+The store keeps the contest votes itself (``set_modified``); it does not yet
+keep write-in names or move a decided sheet to ``counted``, so the reports
+read decided ballots through `adjudicated_records` (see the note in
+docs/adjudication.md).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import PurePath
+from typing import Any, Iterator, Mapping
+
+from ..report.records import BallotRecord
+from ..rules import BallotVotes, ContestVotes
+from ..store.base import LIVE_STATUSES
+from ..store.records import marks_from_json, to_record
+
+
+def votes_from_dict(d: Mapping[str, Any]) -> BallotVotes:
+    """The inverse of `tabulate.rules.votes_to_dict` for the fields a record needs."""
+    contests = tuple(ContestVotes(c["contest_id"], c["status"], tuple(c.get("selections", ())),
+                                  int(c.get("overvotes", 0)), int(c.get("undervotes", 0)),
+                                  bool(c.get("from_straight_party", False)), tuple(c.get("clauses", ())))
+                     for c in d["contests"])
+    return BallotVotes(d["ballot_id"], d["style_id"], contests, d.get("precinct_id"), d.get("straight_party"),
+                       (), needs_review=False, blank=bool(d.get("blank", False)), fwab=bool(d.get("fwab", False)))
+
+
+def current_decisions(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
+    """Each decided ballot's current decision, by sheet id (none in a store nobody has reviewed)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'adj_decisions'").fetchone() is None:
+        return {}
+    conn.row_factory = sqlite3.Row
+    rows = conn.execute("SELECT d.* FROM adj_decisions d JOIN adj_ballots b ON b.sheet_id = d.sheet_id "
+                        "WHERE d.reopened_at IS NULL AND b.state = 'decided' AND d.round = b.round")
+    return {r["sheet_id"]: r for r in rows}
+
+
+def _write_ins(row: sqlite3.Row) -> dict[tuple[str, str], str | None]:
+    return {tuple(k.split("/", 1)): v for k, v in json.loads(row["write_ins"]).items()}
+
+
+def _blank_like(votes: BallotVotes, election) -> BallotVotes:
+    contests = tuple(ContestVotes(c.contest_id, "blank", (), 0, election.contest(c.contest_id).vote_for)
+                     for c in votes.contests)
+    return BallotVotes(votes.ballot_id, votes.style_id, contests, votes.precinct_id, None, (), blank=True)
+
+
+def adjudicated_records(store, conn: sqlite3.Connection) -> Iterator[BallotRecord]:
+    """Every live record of the store, decisions folded in, then the ballots entered by hand.
+
+    ``conn`` is any connection to the store's file (`tabulate.adjudicate.connect`
+    or ``sqlite3.connect``); nothing is written.
+    """
+    decided = current_decisions(conn)
+    for sheet in store.sheets():
+        if sheet.status not in LIVE_STATUSES:
+            continue
+        record = to_record(sheet)
+        row = decided.pop(str(sheet.id), None)
+        if row is None:
+            yield record
+            continue
+        votes = votes_from_dict(json.loads(row["after_votes"]))
+        yield BallotRecord(
+            ballot_id=record.ballot_id, batch=record.batch, position=record.position, vote_type=record.vote_type,
+            precinct_id=record.precinct_id, style_id=record.style_id, marks=record.marks,
+            interpreted=record.interpreted, modified=votes, images=record.images, write_ins=_write_ins(row),
+            status="counted", tabulator=record.tabulator)
+    election = store.election()
+    for sheet_id, row in decided.items():  # entered by hand: the store has no live record for them
+        sheet = store.sheet(int(sheet_id))
+        votes = votes_from_dict(json.loads(row["after_votes"]))
+        yield BallotRecord(
+            ballot_id=sheet.ballot_id, batch=sheet.batch.name, position=sheet.position,
+            vote_type=sheet.batch.vote_type, precinct_id=votes.precinct_id or "", style_id=votes.style_id,
+            marks=marks_from_json(None, sheet.ballot_id, votes.style_id, votes.precinct_id),
+            interpreted=_blank_like(votes, election), modified=votes,
+            images=tuple((PurePath(p.source).name, p.sha256) for p in sheet.pages), write_ins=_write_ins(row),
+            status="counted", tabulator=getattr(sheet.batch, "tabulator", "1"))
+

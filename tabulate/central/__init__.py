@@ -1,0 +1,16 @@
+"""Central count: list and pair scanned pages, read sheets on every core, record each exactly once.
+
+`ScanPlan` turns PATHS into sheets (pairing rules in docs/scanning.md);
+`run_batch` reads them into a store and returns a `RunSummary`.
+"""
+
+from .interpret import Interpretation, Interpreter, interpret_sheet
+from .pipeline import READER_CRASHED, READER_TIMED_OUT, RunSummary, run_batch
+from .sources import MISSING_BACK, MISSING_FRONT, PageSource, ScanPlan, SheetSource, SourceError
+from .worker import READER_FAILED
+
+__all__ = [
+    "MISSING_BACK", "MISSING_FRONT", "READER_CRASHED", "READER_FAILED", "READER_TIMED_OUT", "Interpretation",
+    "Interpreter", "PageSource", "RunSummary", "ScanPlan", "SheetSource", "SourceError", "interpret_sheet",
+    "run_batch",
+]

@@ -1,0 +1,97 @@
+"""Loading a page's bytes and fingerprinting them (SHA-256), in a worker.
+
+A page is hashed from exactly the bytes handed to the reader, so the identity
+the store records is the identity of what was read, even if a scanner is
+still writing the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+
+from .sources import PageSource
+
+#: A scanned page file larger than this is refused unread (a 600 DPI colour
+#: legal page as uncompressed TIFF is ~150 MB).
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+FILE_UNREADABLE = "file_unreadable"
+FILE_TOO_LARGE = "file_too_large"
+PAGE_UNREADABLE = "page_unreadable"
+
+
+class PageLoadError(Exception):
+    """A page whose bytes could not be had; ``code`` is the sheet's reason code."""
+
+    def __init__(self, code: str, detail: str):
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def unreadable_digest(page: PageSource) -> str:
+    """A stand-in fingerprint for a page whose content could not be read.
+
+    Derived from its name, so re-running the batch finds the same (rejected)
+    sheet; once the file can be read, its real content makes a new sheet.
+    """
+    return sha256_hex(b"unreadable:" + page.label.encode("utf-8", "surrogateescape"))
+
+
+def _read_file(path: str) -> bytes:
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_FILE_BYTES:
+            raise PageLoadError(FILE_TOO_LARGE, f"{path} is {size / 2**20:.0f} MB, more than a scanned page "
+                                f"can be ({MAX_FILE_BYTES // 2**20} MB); not read")
+        with open(path, "rb") as f:
+            return f.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise PageLoadError(FILE_UNREADABLE, f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> bytes:
+    """Page ``page`` (from 1) of a multi-page TIFF, as a single-page uncompressed TIFF.
+
+    The page is decoded with the reader's own decoder, after the reader's
+    size check on its header (a decompression bomb is refused unread), and
+    written back losslessly, so the reader sees an ordinary one-page file.
+    """
+    import tifffile
+
+    from ..detect.decode import check_size, decode_page, headers
+    from ..detect.errors import ReadError
+
+    data = _read_file(path)
+    try:
+        hdrs = headers(data)
+        if page > len(hdrs):
+            raise PageLoadError(PAGE_UNREADABLE, f"{path} has no page {page}")
+        check_size(hdrs[page - 1], paper_in)
+        img = decode_page(data, hdrs[page - 1])
+    except ReadError as e:
+        raise PageLoadError(e.code, f"{path} page {page}: {e.reason}") from None
+    buf = io.BytesIO()
+    tifffile.imwrite(buf, img, photometric="minisblack")
+    return buf.getvalue()
+
+
+def load_page(page: PageSource, paper_in: tuple[float, float]) -> tuple[bytes, str]:
+    """The bytes to hand the reader for one page, and their SHA-256 (hex).
+
+    ``paper_in`` is the election's paper size (width, height in inches),
+    which bounds the pixels a page of a multi-page TIFF may declare.
+
+    Raises
+    ------
+    PageLoadError
+        The file cannot be read, is too large, or the TIFF page cannot be extracted.
+    """
+    data = _read_file(page.path) if page.page is None else _tiff_page(page.path, page.page, paper_in)
+    return data, sha256_hex(data)

@@ -1,0 +1,289 @@
+"""Central count: feed a batch of sheets through the readers into the store, exactly once.
+
+Workers (a process pool over all cores) load, fingerprint and interpret
+sheets; the parent alone writes the store, a group of sheets per transaction.
+Results are consumed in feed order, so each sheet's *occurrence* (how many
+earlier sheets of this input had the same images) is the same in every run.
+
+Why a run can be killed at any moment and started again:
+
+* The store writes a group of sheets in one transaction; a sheet is either
+  fully recorded (pages, reasons, reading, votes) or absent.
+* Re-running a batch fingerprints each sheet first and skips those the batch
+  already holds (same identity, same occurrence) without decoding them again;
+  the rest are read and recorded. The store refuses to record a sheet twice
+  even if asked.
+* A reader that crashes (a decoder fault, the kernel's OOM killer) or hangs
+  breaks the pool; the sheets in flight are then re-read one at a time in a
+  fresh process, and only the one that breaks it again is set aside
+  (``reader_crashed`` / ``reader_timed_out``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+import sys
+import time
+from collections import Counter, deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field, replace
+
+from ..election import Election
+from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, SheetReason, Store
+from .interpret import Interpreter, interpret_sheet
+from .sources import ScanPlan, SheetSource
+from .worker import fingerprint, init_worker, ping, read_task
+
+READER_CRASHED = "reader_crashed"
+READER_TIMED_OUT = "reader_timed_out"
+#: Sheets per store transaction, and the longest a read sheet waits to be committed.
+COMMIT_SHEETS = 64
+COMMIT_SECONDS = 0.5
+#: How long one sheet may take to read before its reader is presumed hung.
+SHEET_TIMEOUT_S = 120.0
+#: How long a fresh reader process may take to start (imports, JIT cache) before the readers are unusable.
+START_TIMEOUT_S = 120.0
+
+
+@dataclass
+class RunSummary:
+    """What one run of a batch did. Every sheet read is in exactly one of
+    counted, needs_review, rejected, duplicate or ``already`` (recorded by an earlier run)."""
+
+    batch: Batch
+    sheets_read: int = 0
+    already: int = 0
+    counted: int = 0
+    needs_review: int = 0
+    rejected: int = 0
+    duplicate: int = 0
+    #: (status, reason code) -> sheets, for the sheets recorded by this run.
+    by_reason: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+    ignored: tuple[str, ...] = ()
+    complete: bool = False
+    #: The batch's totals in the store after the run.
+    totals: BatchCounts | None = None
+
+    @property
+    def added(self) -> int:
+        return self.counted + self.needs_review + self.rejected + self.duplicate
+
+    @property
+    def balanced(self) -> bool:
+        """The accounting identity: every sheet read is accounted for exactly once."""
+        return self.added + self.already == self.sheets_read
+
+    def add(self, recorded: Recorded) -> None:
+        self.sheets_read += 1
+        if not recorded.added:
+            self.already += 1
+            return
+        setattr(self, recorded.status, getattr(self, recorded.status) + 1)
+        for code in recorded.reasons:
+            self.by_reason[(recorded.status, code)] += 1
+
+
+class _Occurrences:
+    """How many times each identity has been seen so far in this run's input.
+
+    Kept in a private temporary SQLite file (deleted on close) rather than a
+    dict, so that the parent's memory does not grow with the batch: SQLite
+    keeps a small page cache and spills the rest to disk.
+    """
+
+    def __init__(self):
+        self._db = sqlite3.connect("", isolation_level=None)  # "": a private temporary on-disk database
+        self._db.execute("CREATE TABLE seen (identity BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID")
+
+    def next(self, identity: str) -> int:
+        (n,) = self._db.execute("INSERT INTO seen VALUES (?, 1) ON CONFLICT (identity) DO UPDATE SET n = n + 1 "
+                                "RETURNING n - 1", (bytes.fromhex(identity),)).fetchone()
+        return n
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _context():
+    # forkserver: workers fork from a clean server that preloaded the reader,
+    # never from the parent (which holds an open SQLite connection and threads).
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["tabulate.central.worker", "tabulate.detect", "tabulate.rules"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _kill(executor: ProcessPoolExecutor) -> None:
+    for proc in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+    executor.shutdown(wait=False, cancel_futures=True)
+
+
+class ReadersUnavailable(RuntimeError):
+    """Reader processes cannot run at all (not one sheet's fault): the run stops, nothing is set aside."""
+
+
+class _Readers:
+    """The worker pool, restartable after a reader crashes."""
+
+    def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float):
+        self._ctx = _context()
+        self._args = (election, interpreter, os.getpid())
+        self.workers = workers
+        self.timeout = timeout
+        self._pool = self._new(workers)
+
+    def _new(self, n: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(n, mp_context=self._ctx, initializer=init_worker, initargs=self._args)
+
+    def submit(self, sheet: SheetSource) -> Future:
+        return self._pool.submit(read_task, sheet)
+
+    def restart(self) -> None:
+        _kill(self._pool)
+        self._pool = self._new(self.workers)
+
+    def isolated(self, sheet: SheetSource) -> SheetOutcome:
+        """Read one sheet alone in a fresh process; a crash or hang sets only it aside."""
+        pool = self._new(1)
+        try:
+            pool.submit(ping).result(timeout=START_TIMEOUT_S)
+        except (BrokenProcessPool, FutureTimeout, Exception) as e:
+            _kill(pool)
+            raise ReadersUnavailable(f"the sheet readers cannot start ({type(e).__name__}: {e})") from None
+        try:
+            return pool.submit(read_task, sheet).result(timeout=self.timeout)
+        except BrokenProcessPool:
+            code, why = READER_CRASHED, "the reader process died reading this sheet (a damaged image?)"
+        except FutureTimeout:
+            code, why = READER_TIMED_OUT, f"reading this sheet took more than {self.timeout:.0f} s"
+        finally:
+            _kill(pool)
+        _data, images, identity, _err = fingerprint(sheet, self._args[0])
+        return SheetOutcome(sheet.position, identity, images, "rejected", reasons=(SheetReason(code, why),))
+
+    def close(self) -> None:
+        _kill(self._pool)
+
+
+def _progress(total: int, batch: Batch, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="sheet", desc=f"batch {batch.name}", file=sys.stderr, disable=not enabled,
+                dynamic_ncols=True, smoothing=0.05)
+
+
+def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *, workers: int | None = None,
+              interpreter: Interpreter = interpret_sheet, progress: bool = False,
+              commit_sheets: int = COMMIT_SHEETS, commit_seconds: float = COMMIT_SECONDS,
+              sheet_timeout: float = SHEET_TIMEOUT_S) -> RunSummary:
+    """Read every sheet of ``plan`` into ``batch`` of ``store``; return what was done.
+
+    Parameters
+    ----------
+    store, election, batch
+        An open store bound to ``election``, and the batch to fill (new or resumed).
+    plan
+        The sheets, in feed order (`ScanPlan`).
+    workers
+        Reader processes (default: every core).
+    interpreter
+        ``(election, pages) -> Interpretation``; the real reader by default.
+    progress
+        Show a progress bar with sheets per second on stderr.
+
+    Returns
+    -------
+    RunSummary
+        With ``complete`` True when every sheet of the plan was handled (the
+        batch is then closed in the store).
+    """
+    workers = max(1, workers or os.cpu_count() or 1)
+    summary = RunSummary(batch, ignored=tuple(plan.ignored))
+    started = time.monotonic()
+    resume = store.sheet_count(batch.id) > 0
+    occurrences = _Occurrences()
+    pending: list[SheetOutcome] = []
+    last_commit = time.monotonic()
+    bar = _progress(len(plan), batch, progress)
+
+    def commit() -> None:
+        nonlocal last_commit
+        if pending:
+            for rec in store.record_sheets(batch.id, pending):
+                summary.add(rec)
+            pending.clear()
+            bar.set_postfix(counted=summary.counted, review=summary.needs_review, rejected=summary.rejected,
+                            duplicate=summary.duplicate, refresh=False)
+        last_commit = time.monotonic()
+
+    def accept(outcome: SheetOutcome, occurrence: int | None, expected: str | None) -> None:
+        if occurrence is None or outcome.identity != expected:
+            occurrence = occurrences.next(outcome.identity)
+        pending.append(replace(outcome, occurrence=occurrence))
+        bar.update(1)
+        if len(pending) >= commit_sheets or time.monotonic() - last_commit >= commit_seconds:
+            commit()
+
+    readers = _Readers(workers, election, interpreter, sheet_timeout)
+    window: deque = deque()
+    sources = iter(plan)
+    depth = 4 * workers
+
+    def feed() -> None:
+        while len(window) < depth:
+            sheet = next(sources, None)
+            if sheet is None:
+                return
+            occurrence = identity = None
+            if resume:  # fingerprint first: sheets already recorded are not read again
+                identity = fingerprint(sheet, election)[2]
+                occurrence = occurrences.next(identity)
+                if store.has_sheet(batch.id, identity, occurrence):
+                    summary.sheets_read += 1
+                    summary.already += 1
+                    bar.update(1)
+                    continue
+            window.append((sheet, occurrence, identity, readers.submit(sheet)))
+
+    try:
+        feed()
+        while window:
+            sheet, occurrence, identity, future = window[0]
+            try:
+                outcome = future.result(timeout=sheet_timeout)
+            except (BrokenProcessPool, FutureTimeout):
+                # Which sheet broke the pool is unknown: re-read each in flight alone.
+                readers.restart()
+                stranded = list(window)
+                window.clear()
+                for s, occ, ident, _f in stranded:
+                    accept(readers.isolated(s), occ, ident)
+                feed()
+                continue
+            window.popleft()
+            accept(outcome, occurrence, identity)
+            feed()
+        commit()
+        summary.complete = True
+    finally:
+        # Sheets already read are recorded even when the run is interrupted.
+        try:
+            commit()
+        finally:
+            readers.close()
+            occurrences.close()
+            bar.close()
+    store.close_batch(batch.id)
+    summary.seconds = time.monotonic() - started
+    summary.totals = next((c for c in store.batch_counts() if c.batch.id == batch.id), None)
+    return summary

@@ -1,0 +1,122 @@
+"""What a worker process does with one sheet: load, fingerprint, interpret.
+
+Workers never touch the store; they return a `SheetOutcome` and the parent
+alone writes. Nothing a sheet contains can stop the batch: every failure
+becomes a rejection with a reason.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import traceback
+from ..election import PAPER_SIZES_IN, Election
+from ..store.base import PageImage, SheetOutcome, SheetReason, sheet_identity
+from .interpret import Interpretation, Interpreter
+from .pages import PageLoadError, load_page, unreadable_digest
+from .sources import MISSING_BACK, SheetSource
+
+READER_FAILED = "reader_failed"
+
+_MISSING_TEXT = {
+    MISSING_BACK: "the sheet's other side was not found (an odd page count, or a front without its back)",
+    "missing_front_page": "a back page without its front",
+}
+
+_state: dict = {}
+_HAVE_PROC = os.path.exists("/proc/self/stat")
+
+
+def fingerprint(sheet: SheetSource, election: Election) -> tuple[list[bytes | None], tuple[PageImage, ...], str,
+                                                                  PageLoadError | None]:
+    """Load a sheet's pages: their bytes, `PageImage`s, the sheet identity, and the first load error."""
+    data: list[bytes | None] = []
+    images = []
+    error = None
+    paper_in = PAPER_SIZES_IN[election.paper_size]
+    for page in sheet.pages:
+        try:
+            content, digest = load_page(page, paper_in)
+        except PageLoadError as e:
+            content, digest, error = None, unreadable_digest(page), error or e
+        data.append(content)
+        images.append(PageImage(page.label, digest))
+    return data, tuple(images), sheet_identity(p.sha256 for p in images), error
+
+
+def read_sheet_source(election: Election, interpreter: Interpreter, sheet: SheetSource) -> SheetOutcome:
+    """Load, fingerprint and interpret one sheet; never raises for anything the sheet holds."""
+    data, images, identity, error = fingerprint(sheet, election)
+    if error is not None:
+        result = Interpretation("rejected", (SheetReason(error.code, error.detail),))
+    elif sheet.missing is not None:
+        last = sheet.pages[-1].label
+        result = Interpretation("rejected", (SheetReason(sheet.missing, f"{last}: {_MISSING_TEXT[sheet.missing]}"),))
+    else:
+        try:
+            result = interpreter(election, data)
+        except Exception as e:  # a reader bug: set the sheet aside, keep the batch going
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            result = Interpretation("rejected", (SheetReason(
+                READER_FAILED, f"the reader failed: {type(e).__name__}: {e} "
+                               f"({os.path.basename(where.filename)}:{where.lineno})"),))
+    return SheetOutcome(
+        position=sheet.position, identity=identity, pages=images, status=result.status,
+        reasons=result.reasons, style_id=result.style_id, precinct_id=result.precinct_id,
+        evidence=result.evidence, marks=result.marks, votes=result.votes)
+
+
+def _process_token(pid: int) -> str | None:
+    """Something that changes when process ``pid`` ends: its start time (Linux), or just its existence.
+
+    None once the process is gone (or a zombie), so a recycled pid is not
+    mistaken for the parent.
+    """
+    if _HAVE_PROC:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return None if fields[0] in ("Z", "X") else fields[19]
+    if os.name != "posix":  # on Windows os.kill(pid, 0) would *terminate* the process: no watch
+        return "alive"
+    try:  # no /proc (macOS): ask the kernel whether the pid exists
+        os.kill(pid, 0)
+        return "alive"
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return "alive"
+
+
+def _exit_when_orphaned(scan_pid: int) -> None:
+    # A scan killed with SIGKILL cannot tell its pool to stop, and a worker's
+    # parent is the forkserver (which outlives the scan while its workers run):
+    # without this the workers would wait on their task queue for ever.
+    token = _process_token(scan_pid)
+    while token is not None:
+        time.sleep(0.5)
+        if _process_token(scan_pid) != token:
+            break
+    os._exit(0)
+
+
+def init_worker(election: Election, interpreter: Interpreter, scan_pid: int) -> None:
+    """Pool initializer: keep the election and the interpreter for every task; exit with the scan."""
+    _state["election"] = election
+    _state["interpreter"] = interpreter
+    threading.Thread(target=_exit_when_orphaned, args=(scan_pid,), daemon=True).start()
+
+
+def ping() -> int:
+    """A task that reads nothing: proves a fresh worker can start."""
+    return os.getpid()
+
+
+def read_task(sheet: SheetSource) -> SheetOutcome:
+    """The pool's task: one sheet."""
+    return read_sheet_source(_state["election"], _state["interpreter"], sheet)
+
+

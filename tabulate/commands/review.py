@@ -1,0 +1,204 @@
+"""``tabulate review`` (the adjudication web app), ``tabulate users`` (accounts), ``tabulate log`` (the audit log)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import ipaddress
+import sys
+from pathlib import Path
+
+from ..cli import UsageError
+
+LOOPBACK = "127.0.0.1"
+
+
+def register(subparsers) -> None:
+    review = subparsers.add_parser(
+        "review", help="the adjudication web app: teams decide the ballots the machine flagged",
+        description="Serve the review app over a store, or make a small sample store to try it on.")
+    rsub = review.add_subparsers(dest="review_command", metavar="ACTION", required=True)
+    serve = rsub.add_parser("serve", help="serve the review web app (on 127.0.0.1 unless told otherwise)",
+                            description="Serve the review web app over a store. Reviewers sign in with accounts "
+                                        "made by `tabulate users add`; see docs/adjudication.md.")
+    serve.add_argument("--db", required=True, metavar="FILE", help="the store (a SQLite file written by tabulate scan)")
+    serve.add_argument("--host", default=LOOPBACK, metavar="ADDRESS",
+                       help="address to listen on (default 127.0.0.1: this computer only)")
+    serve.add_argument("--port", type=int, default=8080, metavar="N", help="port (default 8080)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="another host name browsers may use to reach the app (repeatable)")
+    serve.add_argument("--secure-cookies", action="store_true",
+                       help="mark cookies Secure (when a TLS proxy serves the app over HTTPS)")
+    serve.set_defaults(func=run_serve)
+
+    sample = rsub.add_parser("sample", help="make a small store with one ballot of each kind to review",
+                             description="Write a store holding the sample election and a batch of drawn "
+                                         "ballots that need a person (a light mark, write-ins, an overvote, "
+                                         "a damaged ballot ...), to try the review app without scanning.")
+    sample.add_argument("--db", required=True, metavar="FILE", help="the store to create")
+    sample.add_argument("--images", metavar="DIR", help="where to write the ballot images (default: next to FILE)")
+    sample.add_argument("--election", metavar="ELECTION.json",
+                        help="the sample election or a variant of it, e.g. with \"adjudication\": {\"decided_by\": "
+                             "\"board\"} (default: samples/general/election.json of the source tree)")
+    sample.add_argument("--scripted", action="store_true",
+                        help="write the readings from the script instead of running the reader (faster)")
+    sample.set_defaults(func=run_sample)
+
+    users = subparsers.add_parser("users", help="accounts for the review app",
+                                  description="Create and list the review app's accounts.")
+    usub = users.add_subparsers(dest="users_command", metavar="ACTION", required=True)
+    add = usub.add_parser("add", help="create an account (the password is asked for, or read from stdin)")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--role", required=True, choices=("operator", "reviewer", "board", "admin"))
+    add.add_argument("--party", metavar="P", help="party registration (required for a reviewer: teams pair "
+                                                   "differing parties, 31 KAR 4:220 Section 7(1))")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    add.add_argument("--db", required=True, metavar="FILE", help="the store")
+    add.set_defaults(func=run_users_add)
+    lst = usub.add_parser("list", help="list the accounts")
+    lst.add_argument("--db", required=True, metavar="FILE", help="the store")
+    lst.set_defaults(func=run_users_list)
+    unlock = usub.add_parser("unlock", help="clear an account's lockout after failed logins")
+    unlock.add_argument("name", metavar="NAME")
+    unlock.add_argument("--db", required=True, metavar="FILE", help="the store")
+    unlock.set_defaults(func=run_users_unlock)
+
+    log = subparsers.add_parser("log", help="the adjudication audit log",
+                                description="Check the hash chain of the adjudication audit log.")
+    lsub = log.add_subparsers(dest="log_command", metavar="ACTION", required=True)
+    verify = lsub.add_parser("verify", help="check the audit log; name the first altered, removed or reordered entry")
+    verify.add_argument("--db", required=True, metavar="FILE", help="the store")
+    verify.set_defaults(func=run_log_verify)
+
+
+def _connect(db: str, *, must_exist: bool = True):
+    from ..adjudicate import schema
+
+    if must_exist and not Path(db).is_file():
+        raise UsageError(f"no store at {db}")
+    conn = schema.connect(db)
+    try:
+        schema.migrate(conn)
+    except schema.SchemaError as e:
+        raise UsageError(str(e)) from None
+    return conn
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from ..adjudicate.web.app import create_app
+    from ..store import StoreError, open_store
+
+    if not Path(args.db).is_file():
+        raise UsageError(f"no store at {args.db}")
+    try:
+        store = open_store(args.db, create=False)
+        if store.election() is None:
+            raise UsageError(f"{args.db} holds no election yet: scan a batch into it first")
+        store.close()
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port} is not a port number")
+    if not _is_loopback(args.host):
+        print(f"tabulate: listening on {args.host}: other computers can reach the app. Serve it behind HTTPS "
+              "(and pass --secure-cookies) on a closed network; name the host browsers use with --allow-host.",
+              file=sys.stderr)
+    hosts = ["127.0.0.1", "localhost", args.host, *args.allow_host]
+    app = create_app(args.db, allowed_hosts=list(dict.fromkeys(hosts)), secure_cookies=args.secure_cookies)
+    print(f"Review app on http://{args.host if args.host != '0.0.0.0' else '127.0.0.1'}:{args.port}/ "
+          f"(store {args.db}); Ctrl-C stops it.", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", server_header=False)
+    return 0
+
+
+def run_sample(args: argparse.Namespace) -> int:
+    from ..adjudicate.sample import SAMPLE_ELECTION, build_sample_store
+
+    election = Path(args.election) if args.election else SAMPLE_ELECTION
+    if not election.is_file():
+        raise UsageError(f"no election at {election}: pass --election (the sample election ships with the "
+                         "source tree, in samples/general/election.json)")
+    db = Path(args.db)
+    if db.exists():
+        raise UsageError(f"{db} already exists; give a new file for the sample store")
+    images = Path(args.images) if args.images else db.with_name(db.stem + "-images")
+    store = build_sample_store(db, images, election_path=election, read=not args.scripted,
+                               dpi=100 if args.scripted else 150)
+    counts = {}
+    for s in store.sheets():
+        counts[s.status] = counts.get(s.status, 0) + 1
+    store.close()
+    print(f"{db}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items()))
+          + f"; images in {images}")
+    return 0
+
+
+def _read_password(args: argparse.Namespace) -> str:
+    if args.password_stdin:
+        line = sys.stdin.readline()
+        return line.rstrip("\r\n")
+    first = getpass.getpass(f"Password for {args.name}: ")
+    again = getpass.getpass("Again: ")
+    if first != again:
+        raise UsageError("the two passwords differ")
+    return first
+
+
+def run_users_add(args: argparse.Namespace) -> int:
+    from ..adjudicate.users import UserError, add_user
+
+    conn = _connect(args.db, must_exist=False)
+    password = _read_password(args)
+    try:
+        user = add_user(conn, args.name, args.role, password, party=args.party, actor="cli")
+    except UserError as e:
+        raise UsageError(str(e)) from None
+    print(f"added {user.role} {user.label}")
+    return 0
+
+
+def run_users_list(args: argparse.Namespace) -> int:
+    from ..adjudicate.users import list_users
+
+    conn = _connect(args.db)
+    for user, locked in list_users(conn):
+        state = "disabled" if user.disabled else ("locked" if locked else "active")
+        print(f"{user.name}\t{user.role}\t{user.party or '-'}\t{state}")
+    return 0
+
+
+def run_users_unlock(args: argparse.Namespace) -> int:
+    from ..adjudicate.users import UserError, unlock
+
+    conn = _connect(args.db)
+    try:
+        user = unlock(conn, args.name, actor="cli")
+    except UserError as e:
+        raise UsageError(str(e)) from None
+    print(f"unlocked {user.name}")
+    return 0
+
+
+def run_log_verify(args: argparse.Namespace) -> int:
+    from ..adjudicate import auditlog
+
+    conn = _connect(args.db)
+    check = auditlog.verify(conn)
+    if check.ok:
+        print(f"audit log intact: {check.entries} entries; head entry {check.head_seq} hash {check.head_hash}")
+        print("write the head down (with the date) to detect a later removal of the newest entries")
+        return 0
+    print(f"audit log TAMPERED: {check.problem} (first bad entry: {check.first_bad_seq}; "
+          f"{check.entries} entries read)", file=sys.stderr)
+    return 1

@@ -1,0 +1,145 @@
+"""``tabulate scan`` (central count of a batch into the store) and ``tabulate status``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..cli import UsageError
+from ..election import VOTE_TYPES, Election, ElectionError, load_election
+from ..store import Store, StoreError, open_store
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "scan", help="read a batch of scanned ballots into the store, each sheet exactly once",
+        description="Read scanned sheets (files, folders, multi-page TIFFs; pairing rules in docs/scanning.md) "
+                    "on every core and record each one in the store: counted, needing review, or set aside "
+                    "with a reason. Re-running a batch, or resuming one that was interrupted, adds only the "
+                    "sheets not yet recorded.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders of them, in feed order")
+    p.add_argument("--election", required=True, metavar="ELECTION.json", help="the election definition")
+    p.add_argument("--db", required=True, metavar="FILE", help="the store (a SQLite file; created if missing)")
+    p.add_argument("--batch", required=True, metavar="NAME", help="the batch's name (a tub, a box, a day)")
+    p.add_argument("--vote-type", required=True, choices=VOTE_TYPES, metavar="TYPE",
+                   help=f"the batch's vote type: {', '.join(VOTE_TYPES)}")
+    p.add_argument("--precinct", metavar="ID", help="the precinct, when the batch holds one precinct's ballots")
+    p.add_argument("--workers", type=_positive, metavar="N", help="reader processes (default: every core)")
+    p.add_argument("--operator", metavar="NAME", help="who is scanning (kept in the event log)")
+    p.add_argument("--tabulator", default="1", metavar="ID", help="the scanner or station (default: 1)")
+    p.add_argument("--simplex", action="store_true", help="each page is a sheet of its own (no back pages)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_scan)
+
+    s = subparsers.add_parser("status", help="list the store's batches and how every sheet was accounted for",
+                              description="List the batches in a store with their sheets counted, needing "
+                                          "review, set aside and duplicated, and check the event log.")
+    s.add_argument("--db", required=True, metavar="FILE", help="the store")
+    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    s.set_defaults(func=run_status)
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def load_election_one_line(path: str) -> tuple[Election, dict]:
+    """The election and its document; every problem as one `UsageError` line."""
+    try:
+        election = load_election(path)
+    except ElectionError as e:
+        first = str(e.problems[0]) if e.problems else str(e)
+        more = f" (and {len(e.problems) - 1} more problem(s))" if len(e.problems) > 1 else ""
+        raise UsageError(f"{path}: cannot use the election definition: {first}{more}") from None
+    return election, json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def open_bound_store(db: str, election: Election, document: dict) -> Store:
+    """Open (or create) the store for ``election``; one `UsageError` line if it cannot be used."""
+    try:
+        store = open_store(db)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    try:
+        store.bind_election(election, document)
+    except StoreError as e:
+        store.close()
+        raise UsageError(str(e)) from None
+    return store
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    from ..central import ScanPlan, SourceError, run_batch
+    from ..central.pipeline import ReadersUnavailable
+    from ..central.report import format_summary
+
+    election, document = load_election_one_line(args.election)
+    if args.precinct is not None and args.precinct not in {p.id for p in election.precincts}:
+        raise UsageError(f"no precinct {args.precinct!r} in {args.election}")
+    if not args.batch.strip():
+        raise UsageError("the batch needs a name")
+    try:
+        plan = ScanPlan(args.paths, simplex=args.simplex)
+    except (SourceError, OSError) as e:
+        raise UsageError(str(e)) from None
+    if len(plan) == 0:
+        raise UsageError("no scanned pages in " + ", ".join(args.paths)
+                         + (f" ({len(plan.ignored)} file(s) without an image suffix ignored)" if plan.ignored else ""))
+    store = open_bound_store(args.db, election, document)
+    try:
+        try:
+            batch = store.open_batch(args.batch, args.vote_type, precinct_id=args.precinct,
+                                     operator=args.operator, tabulator=args.tabulator)
+        except StoreError as e:
+            raise UsageError(str(e)) from None
+        try:
+            summary = run_batch(store, election, batch, plan, workers=args.workers,
+                                progress=not args.no_progress)
+        except KeyboardInterrupt:
+            print(f"tabulate: interrupted; the sheets read so far are recorded. Run the same command again "
+                  f"to finish batch {args.batch!r}.", file=sys.stderr)
+            return 130
+        except ReadersUnavailable as e:
+            print(f"tabulate: {e}; the sheets read so far are recorded", file=sys.stderr)
+            return 1
+        except StoreError as e:
+            raise UsageError(f"{e}; the sheets recorded before are safe: fix this and run the same command "
+                             f"again") from None
+        print(format_summary(summary))
+    finally:
+        store.close()
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from ..central.report import format_status, status_dict
+
+    try:
+        store = open_store(args.db, create=False)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    try:
+        try:
+            election = store.election()
+        except StoreError as e:
+            raise UsageError(str(e)) from None
+        counts = store.batch_counts()
+        try:
+            events, chain = store.verify_events(), None
+        except StoreError as e:
+            events, chain = None, str(e)
+        if args.json:
+            print(json.dumps(status_dict(store.path, election, counts, events, chain), indent=1))
+        else:
+            print(format_status(store.path, election, counts, events, chain))
+    finally:
+        store.close()
+    return 0 if chain is None else 1

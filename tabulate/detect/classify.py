@@ -1,0 +1,100 @@
+"""Classify each target: the scanner reading (31 KAR 6:030 Section 2) and the hand-count reading (Section 3).
+
+The scanner reading uses the fill score alone, split by the election's
+thresholds. The hand-count reading is what a person counting the paper would
+find from the same evidence (the features); where the two differ, the page
+is flagged so that a person looks and a hand-to-eye audit can foresee it.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..election.model import Thresholds
+from ..kernels.points import F
+from .settings import ReadSettings
+
+
+def scan_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSettings, shape: str = "oval") -> str:
+    """The scanner reading of one target.
+
+    31 KAR 6:030 Section 2(1): a vote on a scan voting system is the choice made
+    by "(a) Filling in the oval or box or connecting the arrow next to the
+    candidate's name or the question choice". A score at or above
+    ``thresholds.definite`` is a mark, at or above ``thresholds.marginal`` it is
+    marginal and goes to a person, below it is unmarked. A mark that reaches
+    ``definite`` but covers less than ``settings.majority`` of the interior (a
+    check, a line through the target), or is an X (four strokes crossing the
+    outline, the interior far from full), has not clearly *filled in* the
+    target, so it is marginal too: a person decides it under Section 3.
+    Below ``marginal``, a small dense mark (a dot: the dark fraction reaches
+    ``marginal``) or light residue over ``settings.erased`` of the interior (an
+    erasure, or a pencil fill too light to score) is marginal as well: the
+    scanner cannot tell an erasure (Section 3(3)(a)) from a faint vote; a
+    person can. ``f`` is the target's row of features (`tabulate.kernels.FEATURES`).
+
+    A connect-the-arrow target's score is the fraction of the gap's columns
+    holding ink: it is marked once ``settings.arrow_joined`` of the gap is
+    bridged ("connecting the arrow"), marginal from ``thresholds.marginal``.
+    """
+    score, dark = f[F["score"]], f[F["dark"]]
+    if shape == "arrow":
+        return "marked" if score >= settings.arrow_joined else "marginal" if score >= thresholds.marginal \
+            else "unmarked"
+    if score >= thresholds.definite:
+        x_mark = f[F["crossings"]] >= 4 and dark < settings.x_full
+        return "marked" if dark >= settings.majority and not x_mark else "marginal"
+    if score >= thresholds.marginal or dark >= thresholds.marginal or f[F["erasure"]] >= settings.erased:
+        return "marginal"
+    return "unmarked"
+
+
+def _line_through(f: Sequence[float], s: ReadSettings) -> bool:
+    return f[F["crossings"]] >= 2 and f[F["dark"]] >= s.line_fill
+
+
+def hand_classes(features: Sequence[Sequence[float]], contests: list[str], kinds: list[str], thresholds: Thresholds,
+                 settings: ReadSettings) -> list[tuple[str, tuple[str, ...]]]:
+    """The hand-count reading of every target of a page: (class, clauses that decided it).
+
+    31 KAR 6:030 Section 3(1): "The following marks made by a voter shall
+    constitute a vote ... (a) The majority of an oval, box, or space ... is
+    filled in; (b) The oval, box, or space next to the candidate's name ... is
+    circled or underlined; ... (e) There is an "X", a check mark, a plus sign,
+    an asterisk, a star, or any other mark indicating the intent of the voter
+    next to the candidate's name or question choice; or (f) There is a
+    diagonal, horizontal, or vertical line: A portion of which intersects two
+    (2) points on the oval, box, or space ... and That does not intersect
+    another oval, box, or space at any two (2) points."
+
+    Section 3(3)(a): a pencil mark the voter erased is not a mark. A clause
+    that is only partly met (a light fill between the thresholds, a partial
+    ring, a little ink beside the name) makes the target marginal.
+    """
+    lines = [_line_through(f, settings) for f in features]
+    out = []
+    for t, f in enumerate(features):
+        score, dark, ring = f[F["score"]], f[F["dark"]], f[F["ring"]]
+        beside = f[F["marking"]] if kinds[t] != "write_in" else 0.0  # a written name is not a mark by a name
+        clauses = []
+        if dark >= settings.majority:
+            clauses.append("6:030 s3(1)(a) majority filled")
+        elif score >= thresholds.definite or dark >= settings.stroke:
+            clauses.append("6:030 s3(1)(e) mark in the target")
+        if ring >= settings.circled:
+            clauses.append("6:030 s3(1)(b) circled")
+        if beside >= settings.beside_name:
+            clauses.append("6:030 s3(1)(e) mark beside the name")
+        if lines[t] and dark < settings.majority:
+            if not any(lines[u] and contests[u] == contests[t] for u in range(len(features)) if u != t):
+                clauses.append("6:030 s3(1)(f) line through the target")
+        if clauses:
+            out.append(("marked", tuple(clauses)))
+        elif score >= thresholds.marginal or ring >= settings.circled / 2 or beside >= 0.75 * settings.beside_name \
+                or lines[t]:
+            out.append(("marginal", ("6:030 s3(1) partial evidence of a mark",)))
+        elif f[F["erasure"]] >= settings.erased:
+            out.append(("unmarked", ("6:030 s3(3)(a) erased",)))
+        else:
+            out.append(("unmarked", ()))
+    return out

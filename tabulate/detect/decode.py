@@ -1,0 +1,183 @@
+"""Decode scanned pages (PNG, JPEG, TIFF) straight to greyscale ``uint8`` (255 = paper).
+
+Decoders were chosen by measurement (docs/detect.md): simplejpeg (libjpeg-turbo,
+asked for greyscale so colour JPEGs skip the colour conversion), imagecodecs'
+libtiff for TIFF (CCITT G4 bitonal, LZW, deflate; every page of a multi-page
+file), OpenCV for PNG. The header is read first and a page whose declared
+size could not be a ballot page is refused before a byte is decompressed
+(decompression bombs).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import imagecodecs
+import numpy as np
+import simplejpeg
+
+from .errors import ReadError
+
+#: Hard cap on either side, whatever the paper (decompression-bomb guard).
+MAX_SIDE_PX = 12000
+#: Readable resolutions, implied by the image size and the election's paper size.
+DPI_RANGE = (100.0, 600.0)
+#: Slack on the paper's size when checking the implied resolution (scanners add margins).
+SIZE_SLACK = 1.10
+
+_TIFF_TAGS = {256: "width", 257: "height", 258: "bits", 259: "compression", 262: "photometric", 277: "samples"}
+
+
+@dataclass(frozen=True)
+class PageHeader:
+    """What a file's header says about one page, before decoding."""
+
+    format: str  # "jpeg" | "png" | "tiff"
+    index: int
+    width: int
+    height: int
+    photometric: int = 1  # TIFF: 0 = min-is-white, 1 = min-is-black, 2 = RGB, 3 = palette
+
+
+def read_source(source) -> tuple[bytes, str]:
+    """The bytes of a source (a path or bytes) and a name for it; ReadError if unreadable."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), "<bytes>"
+    path = Path(source)
+    try:
+        return path.read_bytes(), str(path)
+    except OSError as e:
+        raise ReadError("unreadable_file", f"cannot read {path}: {e.strerror or e}") from None
+
+
+def sniff(data: bytes) -> str:
+    if not data:
+        raise ReadError("empty_file", "the file is empty")
+    if data[:3] == b"\xff\xd8\xff":
+        return "jpeg"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "png"
+    if data[:4] in (b"II*\x00", b"MM\x00*"):
+        return "tiff"
+    if data[:4] in (b"II+\x00", b"MM\x00+"):
+        raise ReadError("unsupported_image", "BigTIFF files are not supported; save the scan as classic TIFF")
+    raise ReadError("not_an_image", "not a PNG, JPEG or TIFF image (unrecognised file signature)")
+
+
+def _tiff_headers(data: bytes) -> list[PageHeader]:
+    """Walk the IFD chain of a classic TIFF for each page's size and photometric tag."""
+    bo = "<" if data[:2] == b"II" else ">"
+    try:
+        (offset,) = struct.unpack_from(bo + "I", data, 4)
+        pages: list[PageHeader] = []
+        seen = set()
+        while offset and len(pages) < 64:
+            if offset in seen:
+                raise ReadError("corrupt_image", "the TIFF's page directory loops on itself")
+            seen.add(offset)
+            (n,) = struct.unpack_from(bo + "H", data, offset)
+            tags = {}
+            for k in range(n):
+                tag, typ, count, value = struct.unpack_from(bo + "HHI4s", data, offset + 2 + 12 * k)
+                if tag in _TIFF_TAGS:
+                    fmt = {3: "H", 4: "I"}.get(typ)
+                    if fmt:
+                        tags[_TIFF_TAGS[tag]] = struct.unpack_from(bo + fmt, value)[0]
+            (offset,) = struct.unpack_from(bo + "I", data, offset + 2 + 12 * n)
+            if "width" not in tags or "height" not in tags:
+                raise ReadError("corrupt_image", f"TIFF page {len(pages) + 1} has no image size")
+            pages.append(PageHeader("tiff", len(pages), tags["width"], tags["height"], tags.get("photometric", 1)))
+    except struct.error:
+        raise ReadError("corrupt_image", "the TIFF's page directory is truncated") from None
+    if not pages:
+        raise ReadError("corrupt_image", "the TIFF has no pages")
+    return pages
+
+
+def headers(data: bytes) -> list[PageHeader]:
+    """Each page's header (one for PNG and JPEG), without decoding any pixels."""
+    fmt = sniff(data)
+    if fmt == "jpeg":
+        try:
+            h, w, _cs, _sub = simplejpeg.decode_jpeg_header(data)
+        except ValueError as e:
+            raise ReadError("corrupt_image", f"damaged JPEG header: {e}") from None
+        return [PageHeader("jpeg", 0, int(w), int(h))]
+    if fmt == "png":
+        if len(data) < 24 or data[12:16] != b"IHDR":
+            raise ReadError("corrupt_image", "damaged PNG header")
+        w, h = struct.unpack(">II", data[16:24])
+        return [PageHeader("png", 0, w, h)]
+    return _tiff_headers(data)
+
+
+def check_size(header: PageHeader, paper_in: tuple[float, float]) -> None:
+    """Refuse a page whose declared size is no ballot page (before decoding it).
+
+    Raises ``image_too_large`` beyond `MAX_SIDE_PX` or `DPI_RANGE`'s top
+    (with `SIZE_SLACK`), ``resolution_out_of_range`` below its bottom.
+    """
+    w, h = header.width, header.height
+    if w <= 0 or h <= 0:
+        raise ReadError("corrupt_image", f"the header declares an empty image ({w} x {h} px)")
+    if max(w, h) > MAX_SIDE_PX:
+        raise ReadError("image_too_large", f"the header declares {w} x {h} px, more than the {MAX_SIDE_PX} px "
+                        "a side allowed; refused before decoding")
+    long_in, short_in = max(paper_in), min(paper_in)
+    dpi_long, dpi_short = max(w, h) / long_in, min(w, h) / short_in
+    lo, hi = DPI_RANGE
+    if max(dpi_long, dpi_short) > hi * SIZE_SLACK:
+        raise ReadError("image_too_large", f"the header declares {w} x {h} px, about "
+                        f"{max(dpi_long, dpi_short):.0f} DPI for {short_in:g} x {long_in:g} in paper "
+                        f"(limit {hi:.0f}); refused before decoding")
+    if min(dpi_long, dpi_short) < lo / SIZE_SLACK:
+        raise ReadError("resolution_out_of_range", f"{w} x {h} px is about {min(dpi_long, dpi_short):.0f} DPI "
+                        f"for {short_in:g} x {long_in:g} in paper; at least {lo:.0f} DPI is needed")
+
+
+def _to_gray(a: np.ndarray, photometric: int = 1) -> np.ndarray:
+    if a.dtype == np.bool_:
+        a = np.multiply(a.view(np.uint8), 255, dtype=np.uint8)
+    elif a.dtype == np.uint16:
+        a = (a >> 8).astype(np.uint8)
+    elif a.dtype != np.uint8:
+        raise ReadError("unsupported_image", f"unsupported sample type {a.dtype}")
+    if a.ndim == 3:
+        if a.shape[2] == 1:
+            a = a[:, :, 0]
+        elif a.shape[2] in (3, 4):
+            a = cv2.cvtColor(np.ascontiguousarray(a[:, :, :3]), cv2.COLOR_RGB2GRAY)
+        else:
+            raise ReadError("unsupported_image", f"unsupported number of channels ({a.shape[2]})")
+    if a.ndim != 2:
+        raise ReadError("unsupported_image", f"unsupported image shape {a.shape}")
+    if photometric == 0:  # TIFF min-is-white: the raw samples are ink-high
+        a = 255 - a
+    return np.ascontiguousarray(a)
+
+
+def decode_page(data: bytes, header: PageHeader) -> np.ndarray:
+    """Decode one page to greyscale uint8; ReadError ``corrupt_image`` / ``unsupported_image``."""
+    try:
+        if header.format == "jpeg":
+            img = simplejpeg.decode_jpeg(data, colorspace="GRAY")
+        elif header.format == "png":
+            img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+            if img is None:
+                raise ReadError("corrupt_image", "the PNG is truncated or damaged")
+        else:
+            if header.photometric == 3:
+                raise ReadError("unsupported_image", "palette TIFF images are not supported")
+            img = imagecodecs.tiff_decode(data, index=header.index)
+    except ReadError:
+        raise
+    except Exception as e:  # each codec has its own error types; all mean a damaged file
+        raise ReadError("corrupt_image", f"the {header.format.upper()} image is truncated or damaged: {e}") from None
+    img = _to_gray(np.asarray(img), header.photometric)
+    if img.shape != (header.height, header.width):
+        raise ReadError("corrupt_image", f"decoded {img.shape[1]} x {img.shape[0]} px where the header said "
+                        f"{header.width} x {header.height}")
+    return img

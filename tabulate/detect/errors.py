@@ -1,0 +1,48 @@
+"""Why a page or a sheet could not be read: a stable machine code and a plain reason.
+
+Reading never raises on bad input; each stage raises `ReadError` and the
+reader turns it into a rejected `PageReading` / `SheetReading` that carries
+``reason_code`` (one of `REASON_CODES`) and ``reason`` (a sentence for people).
+"""
+
+from __future__ import annotations
+
+#: Every code a rejected page or sheet can carry, with what it means.
+REASON_CODES: dict[str, str] = {
+    "unreadable_file": "the file could not be opened or read",
+    "empty_file": "the file is empty",
+    "not_an_image": "the bytes are not a PNG, JPEG or TIFF image",
+    "unsupported_image": "an image format or layout we do not decode",
+    "corrupt_image": "the image is truncated or damaged",
+    "image_too_large": "the header declares more pixels than a ballot page can have (decompression-bomb guard)",
+    "resolution_out_of_range": "the image size implies a resolution outside the supported range",
+    "no_registration_marks": "no registration mark in any corner: a blank sheet, or not a ballot",
+    "registration_marks_missing": "some registration marks were not found",
+    "orientation_unknown": "the large top-left registration mark could not be told from the others",
+    "registration_residual": "the marks do not fit one page transform (a misread mark or a distorted page)",
+    "scale_out_of_range": "the printed page is too small or large for the paper (a reduced or enlarged copy)",
+    "skew_out_of_range": "the page is skewed more than the reader allows",
+    "style_code_unreadable": "the style code (QR symbol) could not be read",
+    "not_a_ballot_code": "the QR symbol is not one of our style codes",
+    "wrong_election": "the page belongs to another election",
+    "unknown_style": "the style code names a ballot style this election does not have",
+    "unknown_precinct": "the style code names a precinct this election does not have",
+    "precinct_not_in_style": "the style code's precinct is not served by its ballot style",
+    "internal_error": "a bug in the reader (reported, never a reading)",
+    # sheet level
+    "missing_page": "a sheet needs both sides and only one was given",
+    "too_many_pages": "more than two pages were given for one sheet",
+    "page_rejected": "a page of the sheet was rejected",
+    "pages_disagree": "the two pages are not the front and back of one ballot",
+}
+
+
+class ReadError(Exception):
+    """A page or sheet cannot be read; ``code`` is one of `REASON_CODES`."""
+
+    def __init__(self, code: str, reason: str):
+        if code not in REASON_CODES:
+            raise ValueError(f"unknown reason code {code!r}")
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason

@@ -1,0 +1,193 @@
+"""Read pages and sheets: decode -> register -> identify -> score -> classify, never raising on bad input.
+
+Every failure becomes a reading with ``reason_code`` and ``reason``; one bad
+file never stops the others (DESIGN: every sheet scanned is accounted for).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..election.model import PAPER_SIZES_IN, Election
+from ..rules.types import BallotMarks, OptionMark
+from .decode import check_size, decode_page, headers, read_source
+from .errors import ReadError
+from .identify import check_style_code, code_crop, read_style_code
+from .reading import PageReading, SheetReading
+from .register import register_page
+from .score import score_page
+from .settings import DEFAULT_SETTINGS, ReadSettings
+from .streaks import streak_columns
+
+
+def _rejected(base: dict, err: ReadError, timings: list) -> PageReading:
+    return PageReading(**base, reason_code=err.code, reason=err.reason, timings_ms=tuple(timings))
+
+
+def read_image(election: Election, image: np.ndarray, *, source: str = "<array>", index: int = 0, digest: str = "",
+               settings: ReadSettings = DEFAULT_SETTINGS, _timings: list | None = None) -> PageReading:
+    """Read one decoded page image (greyscale ``uint8``, 255 = paper)."""
+    timings = _timings if _timings is not None else []
+    base: dict = {"source": source, "index": index, "digest": digest}
+    try:
+        if image.dtype != np.uint8 or image.ndim != 2:
+            raise ReadError("unsupported_image", f"expected a 2-D uint8 greyscale image, got {image.dtype} "
+                            f"{image.shape}")
+        base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
+        width_in, height_in = PAPER_SIZES_IN[election.paper_size]
+        t0 = time.perf_counter()
+        reg = register_page(image, width_in, height_in)
+        t1 = time.perf_counter()
+        timings.append(("register", (t1 - t0) * 1e3))
+        base.update(dpi=reg.dpi, rotation=reg.rotation, skew_deg=reg.skew_deg, scale=reg.scale,
+                    residual_in=reg.residual_in, transform=tuple(float(v) for v in reg.affine.ravel()),
+                    paper=reg.paper, ink=reg.ink)
+        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
+        code = check_style_code(election, read_style_code(code_crop(image, reg.affine, width_in, height_in,
+                                                                    streaks)))
+        t2 = time.perf_counter()
+        timings.append(("identify", (t2 - t1) * 1e3))
+        base.update(hash_prefix=code.hash_prefix, style_id=code.style_id, precinct_id=code.precinct_id,
+                    page=code.page)
+        targets, flags = score_page(election, image, reg, code.style_id, code.page, settings, streaks)
+        timings.append(("score", (time.perf_counter() - t2) * 1e3))
+        return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
+    except ReadError as e:
+        return _rejected(base, e, timings)
+    except Exception as e:  # a bug must not stop the batch; the reading says so
+        return _rejected(base, ReadError("internal_error", f"reader error {type(e).__name__}: {e}"), timings)
+
+
+def _file_pages(election: Election, source) -> list[tuple[dict, object]]:
+    """(base fields, decoded image or ReadError) for each page of one source."""
+    name = source if isinstance(source, str) else ("<bytes>" if isinstance(source, (bytes, bytearray)) else str(source))
+    try:
+        data, name = read_source(source)
+    except ReadError as e:
+        return [({"source": name, "index": 0}, e)]
+    except (TypeError, ValueError) as e:  # not a path or bytes at all
+        return [({"source": name, "index": 0}, ReadError("unreadable_file", f"cannot read {name!r}: {e}"))]
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        heads = headers(data)
+    except ReadError as e:
+        return [({"source": name, "index": 0, "digest": digest}, e)]
+    except Exception as e:
+        return [({"source": name, "index": 0, "digest": digest}, ReadError("corrupt_image", f"damaged header: {e}"))]
+    out = []
+    paper = PAPER_SIZES_IN[election.paper_size]
+    for h in heads:
+        base = {"source": name, "index": h.index, "digest": digest}
+        t0 = time.perf_counter()
+        try:
+            check_size(h, paper)
+            img = decode_page(data, h)
+        except ReadError as e:
+            out.append((base, e))
+            continue
+        base["_timings"] = [("decode", (time.perf_counter() - t0) * 1e3)]
+        out.append((base, img))
+    return out
+
+
+def read_file(election: Election, source, *,
+              settings: ReadSettings = DEFAULT_SETTINGS) -> list[tuple[PageReading, np.ndarray | None]]:
+    """Each page of one file: its reading and its decoded image (None if it did not decode)."""
+    out = []
+    for base, item in _file_pages(election, source):
+        if isinstance(item, ReadError):
+            out.append((PageReading(**base, reason_code=item.code, reason=item.reason), None))
+        else:
+            out.append((read_image(election, item, settings=settings, **base), item))
+    return out
+
+
+def read_pages(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS) -> list[PageReading]:
+    """Read every page of one file (a multi-page TIFF has several), never raising."""
+    return [r for r, _img in read_file(election, source, settings=settings)]
+
+
+def read_page(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS) -> PageReading:
+    """Read the first page of a file (a path or bytes)."""
+    return read_pages(election, source, settings=settings)[0]
+
+
+def read_sheet(election: Election, sources, *, settings: ReadSettings = DEFAULT_SETTINGS) -> SheetReading:
+    """Read one sheet from 1-2 sources (paths or bytes) holding its two pages, in either order.
+
+    A two-page TIFF may hold both sides. A single page is accepted only when
+    the style's other side has no targets (flag ``single_side``).
+    """
+    if isinstance(sources, (str, bytes, bytearray)) or not isinstance(sources, Iterable):
+        sources = [sources]
+    pages: list[PageReading] = []
+    for s in sources:
+        pages.extend(read_pages(election, s, settings=settings))
+    return pair_pages(election, pages)
+
+
+def _ballot_id(pages: Sequence[PageReading]) -> str:
+    h = hashlib.sha256()
+    for p in pages:
+        h.update(f"{p.digest}:{p.index};".encode())
+    return h.hexdigest()[:20]
+
+
+def pair_pages(election: Election, pages: Sequence[PageReading]) -> SheetReading:
+    """Check that readings are the front and back of one ballot and order them front first."""
+    pages = tuple(pages)
+    bid = _ballot_id(pages)
+
+    def reject(code: str, reason: str) -> SheetReading:
+        return SheetReading(pages, bid, code, reason)
+
+    if not pages:
+        return reject("missing_page", "no pages were given for the sheet")
+    if len(pages) > 2:
+        return reject("too_many_pages", f"{len(pages)} pages were given for one sheet (a sheet has 2 sides)")
+    bad = [p for p in pages if not p.ok]
+    if bad:
+        return reject("page_rejected", "; ".join(f"{p.source}" + (f" page {p.index + 1}" if p.index else "")
+                                                 + f": {p.reason}" for p in bad))
+    if len(pages) == 1:
+        p = pages[0]
+        other = _page_targets(election, p.style_id, 3 - p.page)
+        if other:
+            return reject("missing_page", f"only page {p.page} of the sheet was given; page {3 - p.page} of "
+                          f"style {p.style_id} has {other} targets")
+        return SheetReading(pages, bid, style_id=p.style_id, precinct_id=p.precinct_id, flags=("single_side",))
+    a, b = sorted(pages, key=lambda p: p.page)
+    if (a.style_id, a.precinct_id) != (b.style_id, b.precinct_id) or (a.page, b.page) != (1, 2):
+        return reject("pages_disagree", f"the pages are not one sheet: {_describe(a)} and {_describe(b)}")
+    return SheetReading((a, b), bid, style_id=a.style_id, precinct_id=a.precinct_id)
+
+
+def _describe(p: PageReading) -> str:
+    return f"style {p.style_id} precinct {p.precinct_id} page {p.page}"
+
+
+def _page_targets(election: Election, style_id: str, page: int) -> int:
+    from ..election.layout import layout_style
+
+    return len(layout_style(election, style_id).pages[page - 1].targets)
+
+
+def sheet_marks(reading: SheetReading, *, settings: ReadSettings = DEFAULT_SETTINGS) -> BallotMarks:
+    """The marks the rules read (`tabulate.rules.types.BallotMarks`) from a sheet that was read.
+
+    Raises
+    ------
+    ValueError
+        The sheet was rejected: it has no marks, only its reason.
+    """
+    if not reading.ok:
+        raise ValueError(f"sheet {reading.ballot_id} was not read ({reading.reason_code}): {reading.reason}")
+    marks: dict[str, dict[str, OptionMark]] = {}
+    for t in reading.targets:
+        ink = t.kind == "write_in" and t.feature("write_in") >= settings.write_in_ink
+        marks.setdefault(t.contest_id, {})[t.option_id] = OptionMark(t.scan, t.hand, ink, round(t.score, 4))
+    return BallotMarks(reading.ballot_id, reading.style_id, marks, reading.precinct_id)

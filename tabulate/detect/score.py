@@ -1,0 +1,78 @@
+"""Score a registered, identified page: call the target kernel, classify each target, flag the page."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..election.model import Election
+from ..kernels import F, score_targets
+from ..kernels.points import offsets_by_distance
+from .classify import hand_classes, scan_class
+from .reading import TargetReading
+from .register import Registration
+from .settings import ReadSettings
+from .streaks import streak_columns, widened
+from .template import AREA_PRINT_MARGIN_IN, dpi_class, page_template
+
+
+@lru_cache(maxsize=16)
+def _offsets(radius_px: int) -> np.ndarray:
+    return offsets_by_distance(radius_px)
+
+
+def page_features(election: Election, image: np.ndarray, reg: Registration, style_id: str, page: int,
+                  settings: ReadSettings, streaks: np.ndarray | None = None):
+    """(template, features array) for one page: the kernel's row per target.
+
+    ``streaks`` (a bool per image column, `streak_columns`) is found here when not given.
+    """
+    dpi = dpi_class(reg.px_per_in)
+    tpl = page_template(election, style_id, page, dpi)
+    radius = max(1, int(round(settings.search_in * reg.px_per_in)))
+    if streaks is None:
+        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
+    skip = widened(streaks, radius + 1)
+    feats = score_targets(image, reg.affine, tpl.points, paper=reg.paper, ink=reg.ink, split=settings.split,
+                          residue=settings.residue, offsets=_offsets(radius), min_hits=settings.min_hits,
+                          skip_cols=skip, area_margin=AREA_PRINT_MARGIN_IN + reg.spread_px / reg.px_per_in)
+    return tpl, feats
+
+
+def score_page(election: Election, image: np.ndarray, reg: Registration, style_id: str, page: int,
+               settings: ReadSettings, streaks: np.ndarray | None = None
+               ) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
+    """Every target's reading and the page's flags.
+
+    A page whose printed outlines are hardly seen (median outline match below
+    ``settings.min_match``: a bitonal scan thresholded too light washes thin
+    lines out) is flagged ``outlines_faint``; its marks are still read at the
+    registered positions, where the local search has nothing to move to.
+    """
+    tpl, feats = page_features(election, image, reg, style_id, page, settings, streaks)
+    targets = tpl.targets
+    faint = len(targets) > 0 and float(np.median(feats[:, F["match"]])) < settings.min_match
+    th = election.thresholds
+    rows = feats.tolist()  # plain floats: indexing a numpy row per feature costs more than the kernel
+    hands = hand_classes(rows, [t.contest_id for t in targets], [t.kind for t in targets], th, settings)
+    readings = []
+    for t, f, (hand, clauses) in zip(targets, rows, hands):
+        readings.append(TargetReading(t.contest_id, t.option_id, t.kind, f[0], tuple(f),
+                                      scan_class(f, th, settings, t.shape), hand, clauses))
+    return tuple(readings), _flags(readings, settings) + (("outlines_faint",) if faint else ())
+
+
+def _flags(readings: list[TargetReading], settings: ReadSettings) -> tuple[str, ...]:
+    flags = []
+    if any(r.scan == "marginal" for r in readings):
+        flags.append("marginal_mark")
+    if any(r.scan != r.hand for r in readings):
+        flags.append("scan_hand_disagreement")
+    if any("6:030 s3(3)(a) erased" in r.hand_clauses for r in readings):
+        flags.append("erasure")
+    if any(r.kind == "write_in" and r.feature("write_in") >= settings.write_in_ink for r in readings):
+        flags.append("write_in_ink")
+    if readings and not any(r.scan == "marked" for r in readings):
+        flags.append("no_marks")
+    return tuple(flags)

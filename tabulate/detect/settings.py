@@ -1,0 +1,70 @@
+"""Reader settings: how dark is ink, how large a local search, when a feature counts for the hand reading.
+
+The mark thresholds (marginal, definite) are the election's
+(`tabulate.election.Thresholds`); these are the reader's own measuring
+choices, with defaults backed by ``benchmarks/accuracy.py`` (docs/detect.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ReadSettings:
+    """Measuring settings of the reader.
+
+    Parameters
+    ----------
+    split
+        A pixel is *dark* when it is at least this fraction of the way from the
+        page's paper level to its ink level (both measured on the page's own
+        registration marks, so light paper and bitonal scans need no tuning).
+    residue
+        A pixel between this fraction and ``split`` is light residue (an erasure).
+    search_in
+        Radius of the local search that absorbs leftover misregistration (inches).
+    min_hits
+        Dark sample points that make a sector of a band, or a column of an
+        arrow's gap, count as inked (isolated specks do not).
+    min_match
+        A page whose median target outline match is below this is flagged
+        ``outlines_faint`` (its printed outlines are hardly seen).
+    majority, stroke, circled, beside_name, line_fill, write_in_ink
+        Hand-count reading (31 KAR 6:030 Section 3(1)): the fraction of the
+        interior darker than the split for "majority filled", and for a pen
+        mark in the target (an X, a check); the fraction of the ring's sectors
+        inked for "circled"; the dark fraction of the marking area's most
+        inked cell for "an X or check beside the name" (three quarters of it,
+        or half the ring, is partial evidence: marginal); the least dark fraction inside the target
+        for a line through it; the fraction of the write-in area inked for a
+        written name.
+    arrow_joined
+        The fraction of an arrow's gap that must hold ink for "connecting the
+        arrow" (31 KAR 6:030 Section 2(1)(a)); less, from the marginal
+        threshold up, is marginal.
+    x_full
+        A target with four strokes crossing its outline and less than this
+        fraction dark is an X, not a fill: marginal (see `scan_class`).
+    erased
+        Light residue covering at least this fraction of a target whose score
+        is below the marginal threshold is reported as an erasure.
+    """
+
+    split: float = 0.25
+    residue: float = 0.08
+    search_in: float = 0.01
+    min_hits: int = 2
+    min_match: float = 0.25
+    majority: float = 0.5
+    stroke: float = 0.2
+    circled: float = 0.6
+    beside_name: float = 0.02
+    line_fill: float = 0.01
+    write_in_ink: float = 0.008
+    erased: float = 0.1
+    x_full: float = 0.65
+    arrow_joined: float = 0.9
+
+
+DEFAULT_SETTINGS = ReadSettings()

@@ -1,0 +1,127 @@
+"""Plain numpy twins of the kernels: slow, obviously correct, the oracle in tests.
+
+Each function takes the same arguments as its public kernel wrapper in
+`tabulate.kernels` and returns the same array; tests assert they agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .points import FEATURES, TargetPoints
+
+MATCH_EPS = 1e-9
+#: As `tabulate.kernels._targets.MIN_CELL_POINTS`.
+MIN_CELL_POINTS = 20
+
+
+def sample_nearest(image: np.ndarray, affine: np.ndarray, xy: np.ndarray, dc: int = 0, dr: int = 0,
+                   *, paper: float, skip_cols: np.ndarray | None = None) -> np.ndarray:
+    """Image values (float64) at page points ``xy`` (inches): nearest pixel; ``paper`` outside the
+    image and in skipped columns."""
+    col = affine[0, 0] * xy[:, 0] + affine[0, 1] * xy[:, 1] + affine[0, 2]
+    row = affine[1, 0] * xy[:, 0] + affine[1, 1] * xy[:, 1] + affine[1, 2]
+    c = np.floor(col + 0.5).astype(np.int64) + dc
+    r = np.floor(row + 0.5).astype(np.int64) + dr
+    inside = (r >= 0) & (c >= 0) & (r < image.shape[0]) & (c < image.shape[1])
+    if skip_cols is not None:
+        inside[inside] &= ~skip_cols[c[inside]]
+    v = np.full(len(xy), float(paper))
+    v[inside] = image[r[inside], c[inside]]
+    return v
+
+
+def darkness(v: np.ndarray, paper: float, ink: float) -> np.ndarray:
+    """0 at the paper level, 1 at the ink level, clipped."""
+    return np.clip((paper - v) / (paper - ink), 0.0, 1.0)
+
+
+def _sector_state(dark: np.ndarray, sector: np.ndarray, n_sectors: int, min_hits: int) -> np.ndarray:
+    pts = np.bincount(sector, minlength=n_sectors)
+    hits = np.bincount(sector, weights=dark.astype(np.float64), minlength=n_sectors)
+    return np.where(pts == 0, -1, np.where(hits >= min_hits, 1, 0))
+
+
+def _runs(state: np.ndarray) -> int:
+    s = state[state >= 0]
+    if len(s) == 0 or s.all():
+        return 0
+    inked = s == 1
+    starts = inked & ~np.roll(inked, 1)
+    return int(starts.sum())
+
+
+def local_paper(values: np.ndarray, weights: np.ndarray, paper: float, split_v: float) -> float:
+    """Mean of the outline's paper points (weight < 0) lighter than the split, if a quarter or more are."""
+    v = values[weights < 0]
+    light = v[v >= split_v]
+    if len(light) == 0 or len(light) * 4 < len(v):
+        return paper
+    return float(light.mean())
+
+
+def score_targets(image: np.ndarray, affine: np.ndarray, points: TargetPoints, *, paper: float, ink: float,
+                  split: float, residue: float, offsets: np.ndarray, min_hits: int,
+                  skip_cols: np.ndarray | None = None, area_margin: float = 0.0) -> np.ndarray:
+    """Reference for `tabulate.kernels.score_targets` (same arguments, same result)."""
+    skip = np.zeros(image.shape[1], bool) if skip_cols is None else np.asarray(skip_cols, bool)
+    out = np.zeros((points.n_targets, len(FEATURES)))
+
+    def rows(name, t):
+        ptr = getattr(points, f"{name}_ptr")
+        return slice(ptr[t], ptr[t + 1])
+
+    for t in range(points.n_targets):
+        o = rows("outline", t)
+        best, k = -np.inf, 0
+        for i, (dc, dr) in enumerate(offsets):
+            v = sample_nearest(image, affine, points.outline_xy[o], dc, dr, paper=paper, skip_cols=skip)
+            d = darkness(v, paper, ink)
+            m = float(np.sum(points.outline_w[o] * d)) if o.stop > o.start else 0.0
+            if m > best + MATCH_EPS:
+                best, k = m, i
+        if o.stop == o.start:
+            best = 0.0
+        dc, dr = int(offsets[k, 0]), int(offsets[k, 1])
+        # Out-of-image points read as paper; they are left out of the local paper level.
+        vals = sample_nearest(image, affine, points.outline_xy[o], dc, dr, paper=-1.0, skip_cols=skip)
+        lp = local_paper(vals, points.outline_w[o], paper, paper - split * (paper - ink))
+        lp = paper if lp <= ink else lp
+        split_v = lp - split * (lp - ink)
+        residue_v = lp - residue * (lp - ink)
+
+        def sample(name):
+            r = rows(name, t)
+            return sample_nearest(image, affine, getattr(points, f"{name}_xy")[r], dc, dr, paper=lp, skip_cols=skip)
+
+        i = rows("interior", t)
+        if i.stop > i.start:
+            v = sample("interior")
+            dark = v < split_v
+            ncols = int(points.interior_ncols[t])
+            if ncols > 0:
+                hits = np.bincount(points.interior_col[i][dark], minlength=ncols)
+                out[t, 0] = np.count_nonzero(hits >= min_hits) / ncols
+            else:
+                out[t, 0] = darkness(v, lp, ink).mean()
+            out[t, 1] = dark.mean()
+            out[t, 2] = np.mean(~dark & (v < residue_v))
+        ring = _sector_state(sample("outer") < split_v, points.outer_sector[rows("outer", t)], points.n_sectors,
+                             min_hits)
+        have = ring >= 0
+        out[t, 3] = (ring == 1).sum() / have.sum() if have.any() else 0.0
+        near = _sector_state(sample("near") < split_v, points.near_sector[rows("near", t)], points.n_sectors,
+                             min_hits)
+        out[t, 4] = _runs(near)
+        keep = points.mark_dist[rows("mark", t)] >= area_margin
+        d = (sample("mark") < split_v)[keep]
+        cells = points.mark_cell[rows("mark", t)][keep]
+        pts = np.bincount(cells, minlength=points.n_cells)
+        hits = np.bincount(cells, weights=d.astype(np.float64), minlength=points.n_cells)
+        judged = (pts >= MIN_CELL_POINTS) & (hits >= min_hits)
+        out[t, 5] = float((hits[judged] / pts[judged]).max()) if judged.any() else 0.0
+        keep = points.write_in_dist[rows("write_in", t)] >= area_margin
+        d = (sample("write_in") < split_v)[keep]
+        out[t, 6] = d.mean() if len(d) else 0.0
+        out[t, 7:11] = dc, dr, best, lp
+    return out

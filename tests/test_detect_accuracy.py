@@ -1,0 +1,46 @@
+"""A fast subset of the accuracy benchmark (benchmarks/accuracy.py): the zero-error criteria.
+
+30 simulated sheets at 200 DPI (every mark kind, default and rough scans, a
+quarter bitonal): no definite mark reads as unmarked, no clear non-mark reads
+as marked, no sheet is refused, and the reader's scanner class is one the
+simulator's truth accepts for every target.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+
+from accuracy import evaluate  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def accuracy():
+    return evaluate(30, seed=2024, workers=1)
+
+
+def test_no_definite_mark_reads_as_unmarked(accuracy):
+    assert accuracy.definite_unmarked == []
+
+
+def test_no_clear_non_mark_reads_as_marked(accuracy):
+    assert accuracy.nonmark_marked == []
+
+
+def test_every_sheet_is_read(accuracy):
+    assert accuracy.sheets == 30 and not accuracy.rejected
+
+
+def test_every_scanner_class_is_one_the_truth_accepts(accuracy):
+    wrong = {k: sum(not ok for _, _, ok in rows) for k, rows in accuracy.by_kind.items()}
+    assert not any(wrong.values()), wrong
+
+
+def test_blank_targets_stay_below_the_marginal_threshold(accuracy):
+    from tabulate.election import Thresholds
+
+    assert accuracy.blank_max < Thresholds().marginal

@@ -1,0 +1,271 @@
+"""``tabulate scan`` as a clerk runs it: real images, the real reader, a real process killed with SIGKILL.
+
+A crash, a power cut or a rerun must never lose or double a vote; bad input
+never stops a batch; only misuse makes the command fail, in one line.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import simplejpeg
+
+from tabulate.ballots.render import render_page
+from tabulate.ballots.samples import write_samples
+from tabulate.election import parse_election
+from tabulate.election.layout import layout_style
+from tabulate.store import open_store
+
+REPO = Path(__file__).resolve().parents[1]
+ELECTION = REPO / "samples" / "general" / "election.json"
+
+
+def tabulate(*args, timeout=120, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tabulate.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO, **kw)
+
+
+def scan_args(paths, db, batch="A", *extra):
+    return ["scan", *paths, "--election", ELECTION, "--db", db, "--batch", batch, "--vote-type", "election_day",
+            "--workers", "2", "--no-progress", *extra]
+
+
+def jpeg(image, quality=85) -> bytes:
+    return simplejpeg.encode_jpeg(image[:, :, None], quality=quality, colorspace="GRAY")
+
+
+@pytest.fixture(scope="module")
+def election():
+    return parse_election(json.loads(ELECTION.read_text()))
+
+
+@pytest.fixture(scope="module")
+def good_scans(tmp_path_factory, election):
+    """Ten simulated sheets, cleanly marked, scanned with sensor noise (sheet-00001-front.jpg ...).
+
+    A noiseless scan of two blank backs can be byte-identical, and the store rightly takes the
+    second for a page already scanned; real scanners never repeat a byte-identical image.
+    """
+    out = tmp_path_factory.mktemp("good")
+    write_samples(election, out, 10, seed=11, population="clean", bitonal_fraction=0.0, jobs=2)
+    (out / "truth.json").unlink()
+    return out
+
+
+def snapshot(db: Path):
+    """Everything that decides the count, in a comparable form."""
+    store = open_store(db, create=False)
+    try:
+        return [(s.batch.name, s.position, s.identity, s.status, tuple(r.code for r in s.reasons),
+                 None if s.interpreted is None else
+                 tuple((c.contest_id, c.status, c.selections) for c in s.interpreted.contests))
+                for s in store.sheets()]
+    finally:
+        store.close()
+
+
+def one_line_error(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tabulate: "), result.stderr
+    return lines[0]
+
+
+# -- bad input ----------------------------------------------------------------------------------
+def test_every_kind_of_bad_input_is_set_aside_with_its_reason_and_the_batch_goes_on(tmp_path, good_scans, election):
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    for f in good_scans.iterdir():
+        (folder / f.name).write_bytes(f.read_bytes())
+    pages = layout_style(election, "1").pages
+    blank_back = render_page(election, pages[1], "A101")
+
+    def bad_sheet(n: int, front: bytes, back: bytes | None = None, ext: str = "jpg"):
+        (folder / f"sheet-{n:05d}-front.{ext}").write_bytes(front)
+        # Each bad sheet gets a back of its own (JPEG quality varies the bytes), so none repeats another's page.
+        (folder / f"sheet-{n:05d}-back.jpg").write_bytes(back if back is not None else jpeg(blank_back, 60 + n))
+
+    good_front = (good_scans / "sheet-00001-front.jpg").read_bytes()
+    bad_sheet(11, good_front[: len(good_front) // 2] + b"x")                  # truncated mid-transfer
+    bad_sheet(12, b"")                                                          # empty file
+    bad_sheet(13, b"Scanner log: paper jam at sheet 12\n")                      # not an image
+    other = copy.deepcopy(json.loads(ELECTION.read_text()))
+    other["title"] = "Another County's Election"
+    other_election = parse_election(other)
+    other_pages = layout_style(other_election, "1").pages
+    bad_sheet(14, jpeg(render_page(other_election, other_pages[0], "A101")),    # a page from another election
+              jpeg(render_page(other_election, other_pages[1], "A101")))
+    forged = [dataclasses.replace(p, style_id="99") for p in pages]
+    bad_sheet(15, jpeg(render_page(election, forged[0], "A101")),               # a style the election lacks
+              jpeg(render_page(election, forged[1], "A101")))
+    bomb = (b"\x89PNG\r\n\x1a\n" + (13).to_bytes(4, "big") + b"IHDR" + (60000).to_bytes(4, "big") * 2
+            + b"\x08\x00\x00\x00\x00" + b"\x00" * 4 + b"\x00\x00\x00\x00IEND\xaeB`\x82")
+    bad_sheet(16, bomb, ext="png")                                               # decompression bomb
+    (folder / "sheet-00017-front.jpg").write_bytes(jpeg(blank_back, 95))        # its back never came
+
+    db = tmp_path / "store.db"
+    result = tabulate(*scan_args([folder], db))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    by_position = {row[1]: row for row in snapshot(db)}
+    assert len(by_position) == 17
+    assert all(by_position[p][3] in ("counted", "needs_review") for p in range(1, 11))
+    reasons = {p: set(by_position[p][4]) for p in range(11, 18)}
+    assert all(by_position[p][3] == "rejected" for p in range(11, 18))
+    assert reasons == {11: {"corrupt_image"}, 12: {"empty_file"}, 13: {"not_an_image"}, 14: {"wrong_election"},
+                       15: {"unknown_style"}, 16: {"image_too_large"}, 17: {"missing_back_page"}}
+    assert re.search(r"rejected\s+7\s+corrupt_image 1, empty_file 1, image_too_large 1", result.stdout)
+    assert "accounted for:" in result.stdout and "= 17" in result.stdout
+
+
+# -- misuse --------------------------------------------------------------------------------------
+def test_misuse_fails_with_one_line_and_no_traceback(tmp_path, good_scans, capsys):
+    from tabulate.cli import main
+
+    def error(*argv) -> str:
+        code = main(list(map(str, argv)))
+        err = capsys.readouterr().err
+        assert code == 2, err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("tabulate: "), err
+        return lines[0]
+
+    db = tmp_path / "store.db"
+    assert "no such file or folder" in error(*scan_args([tmp_path / "missing"], db))
+    assert "does not exist" in error(*scan_args([good_scans], tmp_path / "no" / "store.db"))
+    (tmp_path / "adir.db").mkdir()
+    assert "cannot" in error(*scan_args([good_scans], tmp_path / "adir.db"))
+    assert "no precinct" in error(*scan_args([good_scans], db, "A", "--precinct", "Z9"))
+    assert "no store at" in error("status", "--db", tmp_path / "never.db")
+    assert "no store at" in error("results", "--db", tmp_path / "never.db")
+    with pytest.raises(SystemExit) as bad_type:  # argparse's own usage error
+        main(["scan", str(good_scans), "--election", str(ELECTION), "--db", str(db), "--batch", "A",
+              "--vote-type", "mail"])
+    assert bad_type.value.code == 2 and "invalid choice" in capsys.readouterr().err
+    assert not db.exists()
+    # The same through `python -m tabulate.cli`, as a clerk's shell runs it.
+    assert "cannot use the election definition" in one_line_error(
+        tabulate("scan", good_scans, "--election", tmp_path / "nope.json", "--db", db, "--batch", "A",
+                 "--vote-type", "election_day"))
+
+
+def test_a_store_refuses_a_second_election_and_a_batch_its_other_vote_type(tmp_path, good_scans):
+    db = tmp_path / "store.db"
+    assert tabulate(*scan_args([good_scans / "sheet-00001-front.jpg", good_scans / "sheet-00001-back.jpg"], db)
+                    ).returncode == 0
+    other = json.loads(ELECTION.read_text())
+    other["title"] = "Another Election"
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    line = one_line_error(tabulate("scan", good_scans, "--election", tmp_path / "other.json", "--db", db,
+                                   "--batch", "B", "--vote-type", "election_day"))
+    assert "holds the election" in line
+    line = one_line_error(tabulate("scan", good_scans, "--election", ELECTION, "--db", db, "--batch", "A",
+                                   "--vote-type", "mail_in_absentee"))
+    assert "vote type election_day" in line
+
+
+# -- exactly once, across SIGKILL ----------------------------------------------------------------
+def _many_sheets(folder: Path, good_scans: Path, n: int) -> None:
+    """``n`` distinct sheets from the ten good ones: bytes after a JPEG's end marker change its
+    SHA-256 (a different scan, to the store) but not its pixels (the same votes)."""
+    folder.mkdir()
+    for i in range(n):
+        src = i % 10 + 1
+        for side in ("front", "back"):
+            data = (good_scans / f"sheet-{src:05d}-{side}.jpg").read_bytes()
+            (folder / f"sheet-{i + 1:05d}-{side}.jpg").write_bytes(data + f"copy {i}".encode())
+
+
+def _committed(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as c:
+            return c.execute("SELECT COUNT(*) FROM sheets").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _kill_when(args, db: Path, stop) -> None:
+    """Start ``tabulate scan``, SIGKILL it when ``stop(elapsed_s, sheets_this_run)`` says so, check its workers go.
+
+    ``sheets_this_run`` counts the sheets this run has committed so far.
+    """
+    at_start = _committed(db)
+    proc = subprocess.Popen([sys.executable, "-m", "tabulate.cli", *map(str, args)], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    start = time.monotonic()
+    try:
+        while proc.poll() is None and not stop(time.monotonic() - start, _committed(db) - at_start):
+            time.sleep(0.01)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)  # the main process only, as a crash would
+        proc.wait(timeout=30)
+        # Orphaned readers notice their parent is gone and exit by themselves.
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("reader processes outlived the killed scan")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
+    """Kill a scan at each point in turn (each run resuming the last), finish it, compare with an uninterrupted run."""
+    folder = tmp_path / "batch"
+    _many_sheets(folder, good_scans, sheets)
+    reference = tmp_path / "reference.db"
+    assert tabulate(*scan_args([folder], reference)).returncode == 0
+    expected = snapshot(reference)
+    assert len(expected) == sheets and all(row[3] in ("counted", "needs_review") for row in expected)
+
+    db = tmp_path / "crashed.db"
+    for stop in kill_points:
+        _kill_when(scan_args([folder], db), db, stop)
+    before = _committed(db)
+    assert before < sheets, "the last kill came after the batch had finished"
+
+    final = tabulate(*scan_args([folder], db))
+    assert final.returncode == 0, final.stderr
+    assert re.search(rf"already in store\s+{before}\s", final.stdout)
+    assert snapshot(db) == expected
+    status = tabulate("status", "--db", db)
+    assert status.returncode == 0 and "hash chain intact" in status.stdout
+
+
+def test_a_scan_killed_at_several_points_and_rerun_counts_exactly_what_an_uninterrupted_scan_counts(
+        tmp_path, good_scans):
+    rng = random.Random(20281107)
+    _kill_and_resume(tmp_path, good_scans, 30, [
+        lambda t, n, at=rng.uniform(0.2, 2.0): t >= at,  # anywhere, startup included
+        lambda t, n: n >= 1,                             # just after this run's first commit
+    ])
+
+
+@pytest.mark.slow
+def test_a_long_scan_killed_many_times_still_counts_every_sheet_once(tmp_path, good_scans):
+    rng = random.Random(7)
+    _kill_and_resume(tmp_path, good_scans, 120, [
+        *(lambda t, n, at=rng.uniform(0.5, 4.0): t >= at for _ in range(3)),
+        lambda t, n: n >= 20,
+        lambda t, n: n >= 1,
+    ])

@@ -1,0 +1,238 @@
+"""The batch pipeline counts every sheet once, sets bad ones aside with a reason, and resumes exactly.
+
+These tests use a small fake interpreter (tests/test_scan_support.py) so they
+exercise the pairing, the worker pool, the store and the accounting without
+depending on image reading; tests/test_scan_cli.py runs the real thing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+import tifffile
+
+from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, run_batch
+from tabulate.central.report import format_summary
+from tabulate.store import open_store
+from test_scan_support import (
+    ELECTION_PATH,
+    OVERVOTE,
+    PLAIN,
+    election,
+    fake_interpreter,
+    make_batch,
+    page_text,
+    write_sheet,
+)
+
+
+@pytest.fixture(scope="module")
+def e():
+    return election()
+
+
+@pytest.fixture
+def store(tmp_path, e):
+    s = open_store(tmp_path / "store.db")
+    s.bind_election(e, json.loads(ELECTION_PATH.read_text()))
+    yield s
+    s.close()
+
+
+def run(store, e, name, paths, *, workers=2, vote_type="election_day", **kw):
+    batch = store.open_batch(name, vote_type)
+    return run_batch(store, e, batch, ScanPlan(paths), workers=workers, interpreter=fake_interpreter, **kw)
+
+
+def snapshot(store):
+    """Everything that decides the count, in a comparable form."""
+    return [(s.batch.name, s.position, s.identity, s.status, tuple(r.code for r in s.reasons),
+             None if s.interpreted is None else tuple((c.contest_id, c.selections) for c in s.interpreted.contests))
+            for s in store.sheets()]
+
+
+def names(plan):
+    return [(tuple(os.path.basename(p.label) for p in s.pages), s.missing) for s in plan]
+
+
+# -- pairing -----------------------------------------------------------------------------
+def touch(folder, *files):
+    folder.mkdir(exist_ok=True)
+    for f in files:
+        (folder / f).write_bytes(b"x")
+
+
+def test_front_and_back_pair_by_name_whatever_the_listing_order(tmp_path):
+    touch(tmp_path / "s", "b-front.jpg", "a-back.jpg", "a-front.jpg", "b-back.jpg")
+    assert names(ScanPlan([tmp_path / "s"])) == [(("a-front.jpg", "a-back.jpg"), None),
+                                                 (("b-front.jpg", "b-back.jpg"), None)]
+
+
+def test_other_pages_pair_consecutively_with_numbers_sorted_as_numbers(tmp_path):
+    touch(tmp_path / "s", "page10.jpg", "page2.jpg", "Page1.jpg", "page009.jpg")
+    assert names(ScanPlan([tmp_path / "s"])) == [(("Page1.jpg", "page2.jpg"), None),
+                                                 (("page009.jpg", "page10.jpg"), None)]
+
+
+def test_an_odd_page_count_leaves_the_last_page_a_sheet_missing_its_back(tmp_path):
+    touch(tmp_path / "s", "1.jpg", "2.jpg", "3.jpg")
+    assert names(ScanPlan([tmp_path / "s"]))[-1] == (("3.jpg",), MISSING_BACK)
+
+
+def test_a_front_or_back_without_its_other_side_is_its_own_sheet(tmp_path):
+    touch(tmp_path / "s", "a-front.jpg", "b-back.jpg")
+    assert names(ScanPlan([tmp_path / "s"])) == [(("a-front.jpg",), MISSING_BACK), (("b-back.jpg",), MISSING_FRONT)]
+
+
+def test_folders_never_pair_across_and_non_images_are_listed_as_ignored(tmp_path):
+    touch(tmp_path / "one", "1.jpg", "truth.json", ".hidden.jpg")
+    touch(tmp_path / "two", "2.jpg")
+    plan = ScanPlan([tmp_path / "one", tmp_path / "two"])
+    assert names(plan) == [(("1.jpg",), MISSING_BACK), (("2.jpg",), MISSING_BACK)]
+    assert [os.path.basename(p) for p in plan.ignored] == ["truth.json"]
+    assert [s.position for s in plan] == [1, 2]
+
+
+def test_files_named_on_the_command_line_are_pages_in_the_order_given(tmp_path):
+    touch(tmp_path, "z.jpg", "a.txt")
+    assert names(ScanPlan([tmp_path / "z.jpg", tmp_path / "a.txt"])) == [(("z.jpg", "a.txt"), None)]
+
+
+def test_simplex_makes_every_page_a_sheet(tmp_path):
+    touch(tmp_path / "s", "1.jpg", "2.jpg")
+    assert len(ScanPlan([tmp_path / "s"], simplex=True)) == 2
+
+
+def test_a_multi_page_tiff_pairs_its_own_pages(tmp_path):
+    pages = np.full((5, 8, 8), 255, np.uint8)
+    tifffile.imwrite(tmp_path / "batch.tif", pages, photometric="minisblack", metadata=None)
+    tifffile.imwrite(tmp_path / "sheet.tif", pages[:2], photometric="minisblack", metadata=None)
+    assert names(ScanPlan([tmp_path / "batch.tif", tmp_path / "sheet.tif"])) == [
+        (("batch.tif#1", "batch.tif#2"), None), (("batch.tif#3", "batch.tif#4"), None),
+        (("batch.tif#5",), MISSING_BACK), (("sheet.tif",), None)]
+
+
+def test_a_path_that_does_not_exist_is_a_one_line_error(tmp_path):
+    with pytest.raises(SourceError, match="no such file or folder"):
+        ScanPlan([tmp_path / "nope"])
+
+
+# -- exactly once ---------------------------------------------------------------------------
+def test_a_batch_is_counted_and_every_sheet_accounted_for(tmp_path, store, e):
+    make_batch(tmp_path / "b", e, 12)
+    s = run(store, e, "A", [tmp_path / "b"])
+    assert (s.sheets_read, s.counted, s.balanced, s.complete) == (12, 12, True, True)
+    assert s.totals.counted == 12
+    assert "accounted for: 12 + 0 + 0 + 0 + 0 = 12" in format_summary(s)
+
+
+def test_rerunning_a_batch_adds_nothing(tmp_path, store, e):
+    make_batch(tmp_path / "b", e, 10)
+    run(store, e, "A", [tmp_path / "b"])
+    before = snapshot(store)
+    again = run(store, e, "A", [tmp_path / "b"])
+    assert (again.sheets_read, again.already, again.added) == (10, 10, 0)
+    assert snapshot(store) == before
+
+
+def test_the_same_folder_scanned_into_another_batch_is_flagged_duplicate_not_counted(tmp_path, store, e):
+    make_batch(tmp_path / "b", e, 6)
+    run(store, e, "A", [tmp_path / "b"])
+    s = run(store, e, "B", [tmp_path / "b"])
+    assert (s.duplicate, s.counted) == (6, 0)
+    assert sum(c.counted for c in store.batch_counts()) == 6
+
+
+def test_a_run_interrupted_after_some_commits_resumes_to_the_uninterrupted_result(tmp_path, e):
+    make_batch(tmp_path / "b", e, 30)
+    write_sheet(tmp_path / "b", "sheet-00031", e, OVERVOTE)
+    (tmp_path / "b" / "sheet-00032-front.png").write_bytes((tmp_path / "b" / "sheet-00003-front.png").read_bytes())
+
+    reference = open_store(tmp_path / "reference.db")
+    reference.bind_election(e, json.loads(ELECTION_PATH.read_text()))
+    run(reference, e, "A", [tmp_path / "b"], workers=1)
+
+    store = open_store(tmp_path / "interrupted.db")
+    store.bind_election(e, json.loads(ELECTION_PATH.read_text()))
+    real_record, calls = store.record_sheets, []
+
+    def record_then_die(batch_id, outcomes):
+        calls.append(len(outcomes))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_record(batch_id, outcomes)
+
+    store.record_sheets = record_then_die
+    with pytest.raises(KeyboardInterrupt):
+        run(store, e, "A", [tmp_path / "b"], commit_sheets=4)
+    store.record_sheets = real_record
+    assert 0 < store.sheet_count(store.batches()[0].id) < 32
+    resumed = run(store, e, "A", [tmp_path / "b"])
+    assert resumed.already > 0 and resumed.balanced
+    assert snapshot(store) == snapshot(reference)
+
+
+def test_the_result_does_not_depend_on_the_number_of_workers(tmp_path, e):
+    make_batch(tmp_path / "b", e, 16)
+    snaps = []
+    for workers in (1, 3):
+        s = open_store(tmp_path / f"{workers}.db")
+        s.bind_election(e, json.loads(ELECTION_PATH.read_text()))
+        run(s, e, "A", [tmp_path / "b"], workers=workers)
+        snaps.append(snapshot(s))
+    assert snaps[0] == snaps[1]
+
+
+# -- bad input never stops a batch -------------------------------------------------------
+def test_every_bad_sheet_is_set_aside_with_its_reason_and_the_good_ones_count(tmp_path, store, e):
+    b = tmp_path / "b"
+    make_batch(b, e, 4)                                     # sheets 1-4 good
+    write_sheet(b, "sheet-00005", e, OVERVOTE)              # needs review: overvote
+    (b / "sheet-00006-front.png").write_bytes(b"")          # empty file
+    (b / "sheet-00006-back.png").write_bytes(b"")
+    (b / "sheet-00007-front.png").write_bytes(b"%PDF-1.4 not an image")
+    (b / "sheet-00007-back.png").write_bytes(b"%PDF-1.4 still not")
+    (b / "sheet-00008-front.png").write_bytes(page_text(e, "1", "A101", 1, PLAIN, prefix="000000000000"))
+    (b / "sheet-00008-back.png").write_bytes(page_text(e, "1", "A101", 2, {}, prefix="000000000000"))
+    (b / "sheet-00009-front.png").write_bytes(page_text(e, "99", "A101", 1, PLAIN))
+    (b / "sheet-00009-back.png").write_bytes(page_text(e, "99", "A101", 2, {}))
+    (b / "sheet-00010-front.png").write_bytes(b"BOOM")      # the reader raises
+    (b / "sheet-00010-back.png").write_bytes(b"BOOM")
+    (b / "sheet-00011-front.png").write_bytes(b"CRASH")     # the reader process dies
+    (b / "sheet-00011-back.png").write_bytes(b"CRASH")
+    (b / "sheet-00012-front.png").write_bytes((b / "sheet-00001-front.png").read_bytes())  # a rescan
+    (b / "sheet-00012-back.png").write_bytes((b / "sheet-00001-back.png").read_bytes())
+    write_sheet(b, "sheet-00013", e, PLAIN, salt=13)
+    (b / "sheet-00014-front.png").write_bytes(page_text(e, "1", "A101", 1, PLAIN) + b";#lonely")  # no back
+    write_sheet(b, "sheet-00015", e, PLAIN, salt=15)
+    plan = ScanPlan([b])
+    (b / "sheet-00015-back.png").unlink()                   # vanishes between listing and reading
+
+    s = run_batch(store, e, store.open_batch("A", "election_day"), plan, workers=2, interpreter=fake_interpreter)
+    by_position = {sh.position: sh for sh in store.sheets()}
+    reasons = {p: tuple(r.code for r in sh.reasons) for p, sh in by_position.items()}
+    assert [by_position[p].status for p in (1, 2, 3, 4, 13)] == ["counted"] * 5
+    assert by_position[5].status == "needs_review" and "overvote" in reasons[5]
+    assert reasons[6] == ("empty_file",)
+    assert reasons[7] == ("not_an_image",)
+    assert reasons[8] == ("wrong_election",)
+    assert reasons[9] == ("unknown_style",)
+    assert reasons[10] == ("reader_failed",)
+    assert reasons[11] == ("reader_crashed",)
+    assert by_position[12].status == "duplicate" and reasons[12] == ("duplicate_sheet",)
+    assert reasons[14] == ("missing_back_page",)
+    assert reasons[15] == ("file_unreadable",)
+    assert (s.sheets_read, s.counted, s.needs_review, s.rejected, s.duplicate) == (15, 5, 1, 8, 1)
+    assert s.balanced and s.complete
+
+
+def test_a_hung_reader_sets_only_its_sheet_aside(tmp_path, store, e):
+    make_batch(tmp_path / "b", e, 3)
+    (tmp_path / "b" / "sheet-00004-front.png").write_bytes(b"HANG")
+    (tmp_path / "b" / "sheet-00004-back.png").write_bytes(b"HANG")
+    s = run(store, e, "A", [tmp_path / "b"], sheet_timeout=1.0)
+    assert (s.counted, s.rejected) == (3, 1)
+    assert s.by_reason[("rejected", "reader_timed_out")] == 1
