@@ -120,3 +120,13 @@ def test_a_page_with_no_targets_scores_nothing():
     out = score_targets(page_image("2", 2, "B201"), np.array([[200.0, 0, 0], [0, 200.0, 0]]), tpl.points,
                         paper=255.0, ink=0.0, split=0.25, residue=0.08, offsets=offsets_by_distance(2))
     assert out.shape == (0, len(FEATURES))
+
+
+def test_deep_feature_tells_dark_ink_from_a_light_fill():
+    fast, _ = _both(scan(page_image(marks=MARKS), angle=0.5, paper=240, ink=20))
+    tpl = page_template(election(), "1", 1, 200)
+    by = {(t.contest_id, t.option_id): f for t, f in zip(tpl.targets, fast)}
+    assert by[("straight-party", "DEM")][F["deep"]] > 0.8  # filled with ink 20: darkens the paper ~90 %
+    light = by[("state-rep-56", "sr56-boone")]  # filled with grey 200: ~1 - 200 / 240 of the paper
+    assert 0.1 < light[F["deep"]] < 0.25  # 1 - 200 / 240 = 0.17, over print's 1 - 20 / 240
+    assert by[("us-senate", "sen-brennan")][F["deep"]] < 0.05  # untouched

@@ -15,7 +15,28 @@ from ..kernels.points import F
 from .settings import ReadSettings
 
 
-def scan_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSettings, shape: str = "oval") -> str:
+def page_floor(features: Sequence[Sequence[float]], thresholds: Thresholds, settings: ReadSettings) -> float:
+    """The page's blank level: how high a blank target's score reaches on this scan.
+
+    The median score of the page's targets below the marginal threshold (most
+    targets of a page are blank) plus ``settings.noise_sigmas`` times their
+    spread (1.4826 x the median absolute deviation, a noise-robust sigma): a
+    noisy or blurred scan raises both. 0 when no target is below the threshold.
+    """
+    low = sorted(f[F["score"]] for f in features if f[F["score"]] < thresholds.marginal)
+    if not low:
+        return 0.0
+    med = _median(low)
+    return med + settings.noise_sigmas * 1.4826 * _median(sorted(abs(v - med) for v in low))
+
+
+def _median(v: list[float]) -> float:
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
+
+
+def scan_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSettings, shape: str = "oval",
+               floor: float | None = None) -> str:
     """The scanner reading of one target.
 
     31 KAR 6:030 Section 2(1): a vote on a scan voting system is the choice made
@@ -31,7 +52,15 @@ def scan_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSetting
     ``marginal``) or light residue over ``settings.erased`` of the interior (an
     erasure, or a pencil fill too light to score) is marginal as well: the
     scanner cannot tell an erasure (Section 3(3)(a)) from a faint vote; a
-    person can. ``f`` is the target's row of features (`tabulate.kernels.FEATURES`).
+    person can. So is a target whose score stands ``settings.residue_excess``
+    above the page's blank level ``floor`` (`page_floor`; not tested when
+    None): a faint erasure or a thin line, seen against the same scan's noise.
+
+    A fill that reaches ``definite`` with light ink (its darkest tenth darkens
+    the paper by less than ``settings.light_ink``: a light pencil, not a pen
+    or pencil stroke) is marginal too: whether it was meant as a vote or is
+    what an eraser left, Section 3(3)(a), is for a person to decide.
+    ``f`` is the target's row of features (`tabulate.kernels.FEATURES`).
 
     A connect-the-arrow target's score is the fraction of the gap's columns
     holding ink: it is marked once ``settings.arrow_joined`` of the gap is
@@ -43,8 +72,11 @@ def scan_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSetting
             else "unmarked"
     if score >= thresholds.definite:
         x_mark = f[F["crossings"]] >= 4 and dark < settings.x_full
-        return "marked" if dark >= settings.majority and not x_mark else "marginal"
+        light = f[F["deep"]] < settings.light_ink
+        return "marked" if dark >= settings.majority and not x_mark and not light else "marginal"
     if score >= thresholds.marginal or dark >= thresholds.marginal or f[F["erasure"]] >= settings.erased:
+        return "marginal"
+    if floor is not None and score >= floor + settings.residue_excess:
         return "marginal"
     return "unmarked"
 

@@ -9,7 +9,7 @@ import numpy as np
 from ..election.model import Election
 from ..kernels import F, score_targets
 from ..kernels.points import offsets_by_distance
-from .classify import hand_classes, scan_class
+from .classify import hand_classes, page_floor, scan_class
 from .reading import TargetReading
 from .register import Registration
 from .settings import ReadSettings
@@ -56,10 +56,11 @@ def score_page(election: Election, image: np.ndarray, reg: Registration, style_i
     th = election.thresholds
     rows = feats.tolist()  # plain floats: indexing a numpy row per feature costs more than the kernel
     hands = hand_classes(rows, [t.contest_id for t in targets], [t.kind for t in targets], th, settings)
+    floor = page_floor(rows, th, settings)
     readings = []
     for t, f, (hand, clauses) in zip(targets, rows, hands):
         readings.append(TargetReading(t.contest_id, t.option_id, t.kind, f[0], tuple(f),
-                                      scan_class(f, th, settings, t.shape), hand, clauses))
+                                      scan_class(f, th, settings, t.shape, floor), hand, clauses))
     return tuple(readings), _flags(readings, settings) + (("outlines_faint",) if faint else ())
 
 

@@ -49,6 +49,17 @@ class ReadSettings:
     erased
         Light residue covering at least this fraction of a target whose score
         is below the marginal threshold is reported as an erasure.
+    light_ink
+        A fill whose darkest tenth darkens the paper by less than this share
+        of what print does (feature ``deep``: (1 - grey / paper) / (1 - ink /
+        paper)) is light ink, a light pencil rather than a pen or pencil
+        stroke: marginal, not marked (see `scan_class`).
+    residue_excess, noise_sigmas
+        A target whose score exceeds the page's blank level (the median score
+        of its targets below the marginal threshold plus ``noise_sigmas`` times
+        their robust spread, `tabulate.detect.classify.page_floor`) by
+        ``residue_excess`` is marginal: a faint erasure or a thin line stands
+        out from the scanner's noise on the same page.
     """
 
     split: float = 0.25
@@ -65,6 +76,9 @@ class ReadSettings:
     erased: float = 0.1
     x_full: float = 0.65
     arrow_joined: float = 0.9
+    light_ink: float = 0.315
+    residue_excess: float = 0.008
+    noise_sigmas: float = 4.0
 
 
 DEFAULT_SETTINGS = ReadSettings()

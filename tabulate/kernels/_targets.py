@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-N_FEATURES = 11
+N_FEATURES = 12
+#: Column of the "deep" feature (the darkening of the interior's darkest tenth, as a share of print's).
+DEEP = 11
 #: A local-search position must beat the best so far by this much to be taken.
 MATCH_EPS = 1e-9
 #: A marking-area cell with fewer unprinted points than this (mostly print) is not judged.
@@ -53,21 +55,39 @@ def _locate(a, xy, lo, hi, rows, cols, pos):
 
 
 @njit(cache=True, nogil=True)
-def _best_offset(image, skip, pos, n, w, lo, offsets, dark_n):
+def _best_offset(image, skip, pos, n, w, lo, offsets, dark_n, m):
+    """The first offset whose outline match beats every earlier one by `MATCH_EPS`, and its match.
+
+    Point by point, every offset (one small neighbourhood of the image at a
+    time); each offset's sum still runs over the points in order, so the sums
+    are those of an offset-by-offset loop.
+    """
     rows, cols = image.shape
+    nk = offsets.shape[0]
+    reach = 0
+    for k in range(nk):
+        reach = max(reach, abs(offsets[k, 0]), abs(offsets[k, 1]))
+    m[:nk] = 0.0
+    for j in range(n):
+        r0 = pos[j, 0]
+        c0 = pos[j, 1]
+        wj = w[lo + j]
+        if r0 >= reach and c0 >= reach and r0 + reach < rows and c0 + reach < cols:
+            for k in range(nk):
+                c = c0 + offsets[k, 0]
+                if not skip[c]:
+                    m[k] += wj * dark_n[image[r0 + offsets[k, 1], c]]
+        else:
+            for k in range(nk):
+                r = r0 + offsets[k, 1]
+                c = c0 + offsets[k, 0]
+                if r >= 0 and c >= 0 and r < rows and c < cols and not skip[c]:
+                    m[k] += wj * dark_n[image[r, c]]
     best = -np.inf
     bi = 0
-    for k in range(offsets.shape[0]):
-        dc = offsets[k, 0]
-        dr = offsets[k, 1]
-        m = 0.0
-        for j in range(n):
-            r = pos[j, 0] + dr
-            c = pos[j, 1] + dc
-            if r >= 0 and c >= 0 and r < rows and c < cols and not skip[c]:
-                m += w[lo + j] * dark_n[image[r, c]]
-        if m > best + MATCH_EPS:
-            best = m
+    for k in range(nk):
+        if m[k] > best + MATCH_EPS:
+            best = m[k]
             bi = k
     if n == 0:
         best = 0.0
@@ -147,10 +167,11 @@ def _sector_ink(image, skip, a, xy, sector, lo, hi, dc, dr, state, n_sectors, mi
 
 
 @njit(cache=True, nogil=True)
-def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min_hits, out):
+def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min_hits, lp, print_dark, hist, out):
     n = hi - lo
     if n == 0:
         return
+    hist[:] = 0
     a00, a01, a02, a10, a11, a12 = a[0, 0], a[0, 1], a[0, 2], a[1, 0], a[1, 1], a[1, 2]
     dark = 0
     residue = 0
@@ -165,6 +186,7 @@ def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min
         if r < 0 or c < 0 or r >= rows or c >= cols or skip[c]:
             continue
         v = image[r, c]
+        hist[v] += 1
         total += dark_n[v]
         st = state[v]
         if st == DARK:
@@ -183,6 +205,19 @@ def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min
         out[0] = total / n
     out[1] = dark / n
     out[2] = residue / n
+    # The grey of the darkest tenth (the ceil(n / 10)-th darkest point read; points not read count as paper):
+    # its darkening of the local paper (1 - grey / paper) as a share of the print's (1 - ink / paper). The
+    # scanner maps reflectance to grey as black + (paper - black) x reflectance, so this is the ink's own
+    # darkness, whatever the paper's tone or the scanner's black level.
+    need = (n + 9) // 10
+    seen = 0
+    deep = 0.0
+    for g in range(256):
+        seen += hist[g]
+        if seen >= need:
+            deep = max(0.0, 1.0 - g / lp) / print_dark
+            break
+    out[DEEP] = deep
 
 
 @njit(cache=True, nogil=True)
@@ -253,10 +288,12 @@ def score_targets_kernel(image, skip, a, offsets, paper, ink, split, residue, mi
     g_split_v = paper - split * (paper - ink)
     size = _max_points((outline_ptr,))  # only the outline's positions are kept (visited per offset)
     pos = np.empty((max(size, 1), 2), np.int64)
+    hist = np.zeros(256, np.int64)
+    match_k = np.zeros(offsets.shape[0], np.float64)
     for t in range(outline_ptr.shape[0] - 1):
         lo, hi = outline_ptr[t], outline_ptr[t + 1]
         _locate(a, outline_xy, lo, hi, image.shape[0], image.shape[1], pos)
-        k, match = _best_offset(image, skip, pos, hi - lo, outline_w, lo, offsets, g_dark_n)
+        k, match = _best_offset(image, skip, pos, hi - lo, outline_w, lo, offsets, g_dark_n, match_k)
         dc = offsets[k, 0]
         dr = offsets[k, 1]
         lp = _local_paper(image, skip, pos, hi - lo, outline_w, lo, dc, dr, paper, g_split_v)
@@ -264,7 +301,7 @@ def score_targets_kernel(image, skip, a, offsets, paper, ink, split, residue, mi
             lp = paper
         dark_n, state = _tables(lp, ink, lp - split * (lp - ink), lp - residue * (lp - ink))
         _interior(image, skip, a, interior_xy, interior_col, interior_ncols[t], interior_ptr[t], interior_ptr[t + 1],
-                  dc, dr, dark_n, state, min_hits, out[t])
+                  dc, dr, dark_n, state, min_hits, lp, 1.0 - ink / paper, hist, out[t])
         ring = _sector_ink(image, skip, a, outer_xy, outer_sector, outer_ptr[t], outer_ptr[t + 1], dc, dr,
                            state, n_sectors, min_hits)
         have = 0

@@ -57,6 +57,7 @@ FEATURES: tuple[str, ...] = (
     "dy_px",      # and image rows
     "match",      # outline match at that offset (-1..1; a printed target seen where expected is > 0.3)
     "paper",      # the paper grey right beside the target, that the levels are re-based on
+    "deep",       # the interior's darkest tenth: its darkening of the paper as a share of print's (light pencil < 0.32)
 )
 F = {name: i for i, name in enumerate(FEATURES)}
 

@@ -106,6 +106,8 @@ def score_targets(image: np.ndarray, affine: np.ndarray, points: TargetPoints, *
                 out[t, 0] = darkness(v, lp, ink).mean()
             out[t, 1] = dark.mean()
             out[t, 2] = np.mean(~dark & (v < residue_v))
+            g = np.sort(v)[(len(v) + 9) // 10 - 1]  # the darkest tenth; unread points are paper (lp)
+            out[t, 11] = max(0.0, 1.0 - g / lp) / (1.0 - ink / paper)
         ring = _sector_state(sample("outer") < split_v, points.outer_sector[rows("outer", t)], points.n_sectors,
                              min_hits)
         have = ring >= 0
