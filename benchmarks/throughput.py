@@ -238,9 +238,53 @@ def _three(fmt: str, folder: Path, workers: int, work: Path) -> list[tuple[str, 
             ("tabulate scan", scan(folder, work / f"{tag}.db", workers))]
 
 
+def breakdown(fmt: str, base: Path, work: Path) -> dict[str, float]:
+    """CPU ms per sheet of each step, in one process (no pool, no other process in the way)."""
+    import json
+    import pickle
+    from dataclasses import replace
+
+    from tabulate.central import ScanPlan, interpret_sheet
+    from tabulate.central.worker import fingerprint, read_sheet_source
+    from tabulate.detect.decode import decode_page, headers
+    from tabulate.election import load_election
+    from tabulate.store import open_store
+
+    election = load_election(ELECTION)
+    sheets = list(ScanPlan([base]))
+    pages = [[Path(p.path).read_bytes() for p in s.pages] for s in sheets]
+    for p in pages:  # warm the reader: numba's cache, each style's layout and template
+        interpret_sheet(election, p)
+
+    def cpu_ms(fn, rounds=3) -> float:
+        start = time.process_time()
+        for _ in range(rounds):
+            for i in range(len(sheets)):
+                fn(i)
+        return 1000 * (time.process_time() - start) / (rounds * len(sheets))
+
+    out = {"decode": cpu_ms(lambda i: [decode_page(d, h) for d in pages[i] for h in headers(d)])}
+    out["read + rules (incl. decode)"] = cpu_ms(lambda i: interpret_sheet(election, pages[i]))
+    out["file + SHA-256"] = cpu_ms(lambda i: fingerprint(sheets[i], election))
+    outcomes = [read_sheet_source(election, interpret_sheet, s) for s in sheets]
+    out["result to the parent (pickle both ways)"] = cpu_ms(lambda i: pickle.loads(pickle.dumps(outcomes[i])))
+    store = open_store(work / f"breakdown-{fmt}.db")
+    store.bind_election(election, json.loads(ELECTION.read_text()))
+    batch = store.open_batch("breakdown", "election_day")
+    start, rounds = time.process_time(), 5
+    for r in range(rounds):  # distinct identities each round, as new sheets
+        store.record_sheets(batch.id, [replace(o, identity=f"{r:02d}" + o.identity[2:], position=r * 1000 + k + 1,
+                                               pages=()) for k, o in enumerate(outcomes)])
+    out["store, in the parent"] = 1000 * (time.process_time() - start) / (rounds * len(outcomes))
+    store.close()
+    return out
+
+
 def throughput(fmt: str, n: int, workers: int, work: Path) -> None:
     """Measure at n/4 and n sheets: the difference is the steady-state cost per sheet, startup excluded."""
     base = make_base(fmt, work)
+    # A first scan fills numba's on-disk cache, so that no measured run pays for compiling.
+    scan(make_batch(base, fmt, 4, work), work / f"warm-{fmt}.db", workers)
     small, large = max(n // 4, 1), n
     runs = {k: _three(fmt, make_batch(base, fmt, k, work), workers, work) for k in (small, large)}
     print(f"{fmt}: {large} sheets, {workers} workers (steady state from the {small}- and {large}-sheet runs)",
@@ -255,6 +299,15 @@ def throughput(fmt: str, n: int, workers: int, work: Path) -> None:
         ratio = "" if i == 0 else f"   ratio CPU {cpu_ms / base_ms:4.2f}, wall {base_rate / wall_rate:4.2f}"
         print(f"  {label:<30} {cpu_ms:6.1f} CPU ms/sheet ({workers * 1000 / cpu_ms:6.1f} sheets/s on {workers} "
               f"busy cores)   measured {wall_rate:6.1f} sheets/s{ratio}", flush=True)
+    steps = breakdown(fmt, base, work)
+    print(f"  CPU ms per sheet, step by step in one process ({BASE_SHEETS} sheets):", flush=True)
+    for label, ms in steps.items():
+        print(f"    {label:<44} {ms:6.1f}", flush=True)
+    ours = steps["file + SHA-256"] + steps["result to the parent (pickle both ways)"] + steps["store, in the parent"]
+    total = steps["read + rules (incl. decode)"] + ours
+    print(f"    => whole pipeline {total:.1f} ms/sheet, ratio to decode-only {total / steps['decode']:.2f}; "
+          f"our part (file, SHA-256, pickling, store) {ours:.1f} ms = {ours / steps['decode']:.2f} x decode; "
+          f"on {workers} cores at most {workers * 1000 / total:.0f} sheets/s", flush=True)
     scan_res = runs[large][2][1]
     db_mb = sum(p.stat().st_size for p in work.glob(f"batch-{fmt}-{large}.db*")) / 2**20
     print(f"  {large} sheets end to end (process start to exit) {large / scan_res['wall']:.1f} sheets/s; peak RSS: "

@@ -72,7 +72,7 @@ CREATE TABLE sheet_reasons (
     contest_id TEXT,
     option_id  TEXT,
     -- 1 if this reason put the sheet where it is (a reason the election queues for
-    -- review, or why it was set aside); 0 for a reason noted but not queued (an undervote)
+    -- review, or why it was set aside); 0 for a reason only noted (an undervote)
     queued     INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (sheet_id, seq)
 ) WITHOUT ROWID;

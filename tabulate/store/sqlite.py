@@ -243,7 +243,10 @@ class SQLiteStore:
         db.executemany("INSERT INTO pages (sheet_id, side, source, sha256) VALUES (?, ?, ?, ?)",
                        [(sheet_id, n, p.source, p.sha256) for n, p in enumerate(o.pages, 1)])
         queue = self._queued_codes()
-        queued = [status != "needs_review" or r.code in queue for r in reasons]
+        # A counted sheet's reasons (an undervote) are notes; a sheet in review is there for the
+        # reasons the election queues; a sheet set aside, for all of its reasons.
+        queued = [status in ("rejected", "duplicate") or (status == "needs_review" and r.code in queue)
+                  for r in reasons]
         db.executemany("INSERT INTO sheet_reasons (sheet_id, seq, code, detail, contest_id, option_id, queued) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
                        [(sheet_id, n, r.code, r.detail, r.contest_id, r.option_id, int(q))
