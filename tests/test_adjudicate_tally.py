@@ -114,3 +114,23 @@ def test_a_store_nobody_reviewed_gives_the_stores_own_records(template_store, tm
     assert list(adjudicated_records(store, conn)) == list(ballot_records(store))
     store.close()
     conn.close()
+
+
+def test_the_results_command_counts_the_decisions_and_logs_the_export(env, capsys, tmp_path):
+    import json as _json
+
+    from tabulate.cli import main
+    from tabulate.report import results_json
+
+    queue.sync(env.conn, env.source)
+    assert main(["results", "--db", str(env.db), "--format", "json"]) == 0
+    before = _json.loads(capsys.readouterr().out)
+    _decide_everything(env)
+    assert main(["results", "--db", str(env.db), "--format", "json"]) == 0
+    after = _json.loads(capsys.readouterr().out)
+    expected = results_json(tally_records(env.election, adjudicated_records(env.store, env.conn)))
+    assert after == _json.loads(_json.dumps(expected)) and after != before
+    out = tmp_path / "cvr.json"
+    assert main(["cvr", "--db", str(env.db), "--out", str(out)]) == 0
+    exports = env.conn.execute("SELECT actor, detail FROM adj_log WHERE action = 'export'").fetchall()
+    assert len(exports) == 1 and '"cvr"' in exports[0]["detail"] and exports[0]["actor"].startswith("cli:")

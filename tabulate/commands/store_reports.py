@@ -55,22 +55,44 @@ def register(subparsers) -> None:
 
 def _records(db: str):
     """The store's election and its ballot records (a list: several reports read them twice)."""
+    from ..adjudicate import adjudicated_records
+    from ..adjudicate.schema import connect
     from ..store import StoreError, open_store
-    from ..store.records import ballot_records
 
     try:
         store = open_store(db, create=False)
     except StoreError as e:
         raise UsageError(str(e)) from None
+    conn = connect(db)
     try:
         election = store.election()
         if election is None:
             raise UsageError(f"{db} holds no election yet; scan a batch first")
-        return election, list(ballot_records(store))
+        # Adjudication decisions fold in here: each decided ballot's votes
+        # become its `modified` snapshot and it counts; with no decisions this
+        # is exactly the store's records.
+        return election, list(adjudicated_records(store, conn))
     except StoreError as e:
         raise UsageError(str(e)) from None
     finally:
+        conn.close()
         store.close()
+
+
+def _log_export(db: str, what: str, out: Path | None) -> None:
+    """Record an export in the adjudication audit log (31 KAR 4:220 recount trail)."""
+    import getpass
+
+    from ..adjudicate import auditlog
+    from ..adjudicate.schema import connect, migrate
+
+    conn = connect(db)
+    try:
+        migrate(conn)
+        auditlog.append(conn, f"cli:{getpass.getuser()}", "export",
+                        detail={"report": what, "to": str(out) if out else "stdout"})
+    finally:
+        conn.close()
 
 
 def _write(text: str, out: Path | None) -> None:
@@ -112,6 +134,8 @@ def _results(args) -> int:
     else:
         text = results_table(tally, precinct_id=args.precinct)
     _write(text, args.out)
+    if args.out:
+        _log_export(args.db, f"results-{args.format}", args.out)
     return 0
 
 
@@ -124,6 +148,7 @@ def _cvr(args) -> int:
     else:
         text = _json(_report(lambda: cast_vote_record_report(election, records)))
     _write(text, args.out)
+    _log_export(args.db, "cvr", args.out)
     return 0
 
 
@@ -132,6 +157,7 @@ def _election_results(args) -> int:
 
     election, records = _records(args.db)
     _write(_json(_report(lambda: election_results_report(tally_records(election, records)))), args.out)
+    _log_export(args.db, "election-results", args.out)
     return 0
 
 
@@ -141,6 +167,7 @@ def _unofficial(args) -> int:
     election, records = _records(args.db)
     tally = _report(lambda: tally_records(election, records))
     _write(_json(unofficial_results(tally)) if args.format == "json" else unofficial_results_csv(tally), args.out)
+    _log_export(args.db, "unofficial", args.out)
     return 0
 
 
@@ -149,4 +176,5 @@ def _manifest(args) -> int:
 
     _election, records = _records(args.db)
     _write(_report(lambda: arlo_ballot_manifest_csv(records)), args.out)
+    _log_export(args.db, "manifest", args.out)
     return 0
