@@ -250,3 +250,12 @@ def test_the_streamed_cast_vote_record_report_is_the_same_document():
     out = io.StringIO()
     assert write_cast_vote_record_report(out, ELECTION, RECORDS[:30], generated_at=WHEN) == 30
     assert json.loads(out.getvalue()) == cast_vote_record_report(ELECTION, RECORDS[:30], generated_at=WHEN)
+
+
+def test_source_date_epoch_makes_the_generation_date_and_so_the_export_reproducible(monkeypatch):
+    from tabulate.report.nist_results import iso_timestamp
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1830297600")
+    assert iso_timestamp(None) == "2028-01-01T00:00:00Z"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "")
+    assert iso_timestamp(None) != "2028-01-01T00:00:00Z"

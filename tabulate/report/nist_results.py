@@ -15,6 +15,7 @@ cast per precinct and vote type go in ``BallotCounts``.
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
 
 from .. import __version__
@@ -42,8 +43,15 @@ _T = "ElectionResults."
 
 
 def iso_timestamp(when: datetime | None) -> str:
-    """``when`` (now if ``None``; naive means UTC) as ``YYYY-MM-DDTHH:MM:SSZ``."""
-    when = when or datetime.now(timezone.utc)
+    """``when`` as ``YYYY-MM-DDTHH:MM:SSZ`` (naive means UTC).
+
+    ``None`` means now, unless ``SOURCE_DATE_EPOCH`` is set (the reproducible-builds
+    convention): then that instant, so an export of the same ballots is the
+    same bytes every run, its generation date included.
+    """
+    if when is None:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+        when = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch.isdigit() else datetime.now(timezone.utc)
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
