@@ -121,3 +121,23 @@ def test_undervote_is_not_a_reason_to_queue_by_default():
     e = load_election(GENERAL)
     assert "undervote" not in e.adjudication.reasons
     assert "overvote" in e.adjudication.reasons
+
+
+def test_a_contest_may_name_its_office_for_the_recount_and_slate_clauses_without_changing_older_hashes():
+    """KRS 120.157(1) names the offices with an automatic recount; the field is optional."""
+    import copy
+    import json
+    from pathlib import Path
+
+    from tabulate.election import OFFICES, ElectionError, parse_election
+
+    doc = json.loads((Path(__file__).resolve().parents[1] / "samples" / "general" / "election.json").read_text())
+    before = parse_election(copy.deepcopy(doc))
+    assert all(c.office is None for c in before.contests)
+    doc["contests"][0]["office"] = "president"
+    named = parse_election(copy.deepcopy(doc))
+    assert named.contests[0].office == "president" and "governor" in OFFICES
+    assert named.hash != before.hash
+    doc["contests"][0]["office"] = "mayor-of-everything"
+    with pytest.raises(ElectionError):
+        parse_election(doc)

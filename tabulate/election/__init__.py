@@ -3,6 +3,7 @@
 from .load import ElectionError, Problem, load_election, parse_election
 from .model import (
     ADJUDICATION_REASONS,
+    OFFICES,
     PAPER_SIZES_IN,
     STRAIGHT_PARTY_CONTEST_ID,
     VOTE_TYPES,
@@ -18,7 +19,7 @@ from .model import (
 )
 
 __all__ = [
-    "ADJUDICATION_REASONS", "PAPER_SIZES_IN", "STRAIGHT_PARTY_CONTEST_ID", "VOTE_TYPES",
+    "ADJUDICATION_REASONS", "OFFICES", "PAPER_SIZES_IN", "STRAIGHT_PARTY_CONTEST_ID", "VOTE_TYPES",
     "BallotStyle", "Candidate", "Contest", "ContestOption", "DeclaredWriteIn", "Election",
     "ElectionError", "Party", "Precinct", "Problem", "Thresholds", "load_election", "parse_election",
 ]

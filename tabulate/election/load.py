@@ -179,7 +179,7 @@ def _build(d: dict, digest: str) -> Election:
         return Contest(
             c["id"], "candidate", c["title"], level=c["level"], vote_for=c["vote_for"],
             candidates=tuple(Candidate(x["id"], x["name"], x.get("party"), x.get("running_mate")) for x in c["candidates"]),
-            write_ins=c["write_ins"], partisan=c["partisan"], slate=c["slate"],
+            write_ins=c["write_ins"], partisan=c["partisan"], slate=c["slate"], office=c.get("office"),
             declared_write_ins=tuple(DeclaredWriteIn(w["id"], w["name"], tuple(w["variations"]), w.get("running_mate"))
                                      for w in c["declared_write_ins"]),
         )

@@ -97,6 +97,13 @@ class DeclaredWriteIn:
     running_mate: str | None = None
 
 
+#: Offices an election definition may name in a contest's ``office`` field.
+OFFICES: tuple[str, ...] = (
+    "president", "us_senate", "us_house", "governor", "secretary_of_state", "attorney_general",
+    "auditor", "treasurer", "agriculture", "state_senate", "state_representative", "other",
+)
+
+
 @dataclass(frozen=True)
 class ContestOption:
     """One line of a contest on paper: a candidate, a write-in line, yes/no, or a party."""
@@ -121,6 +128,9 @@ class Contest:
     write_ins: int = 0
     partisan: bool = True
     slate: bool = False
+    #: The office where the law singles it out (KRS 120.157(1), 31 KAR 6:030
+    #: Section 4(10)-(11)): one of `OFFICES`, or ``None`` for any other.
+    office: str | None = None
     declared_write_ins: tuple[DeclaredWriteIn, ...] = ()
     text: str | None = None
     yes_label: str = "YES"
