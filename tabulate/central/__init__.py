@@ -4,13 +4,14 @@
 `run_batch` reads them into a store and returns a `RunSummary`.
 """
 
+from .hotfolder import HotFolder
 from .interpret import Interpretation, Interpreter, interpret_sheet
 from .pipeline import READER_CRASHED, READER_TIMED_OUT, RunSummary, run_batch
 from .sources import MISSING_BACK, MISSING_FRONT, PageSource, ScanPlan, SheetSource, SourceError
 from .worker import READER_FAILED
 
 __all__ = [
-    "MISSING_BACK", "MISSING_FRONT", "READER_CRASHED", "READER_FAILED", "READER_TIMED_OUT", "Interpretation",
+    "HotFolder", "MISSING_BACK", "MISSING_FRONT", "READER_CRASHED", "READER_FAILED", "READER_TIMED_OUT", "Interpretation",
     "Interpreter", "PageSource", "RunSummary", "ScanPlan", "SheetSource", "SourceError", "interpret_sheet",
     "run_batch",
 ]

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from ..election import Election
 from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, SheetReason, Store
+from .hotfolder import HotFolder
 from .interpret import Interpreter, interpret_sheet
 from .sources import ScanPlan, SheetSource
 from .worker import fingerprint, init_worker, ping, read_task
@@ -47,6 +48,7 @@ COMMIT_SECONDS = 0.5
 SHEET_TIMEOUT_S = 120.0
 #: How long a fresh reader process may take to start (imports, JIT cache) before the readers are unusable.
 START_TIMEOUT_S = 120.0
+_END = object()
 
 
 @dataclass
@@ -65,6 +67,8 @@ class RunSummary:
     by_reason: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     ignored: tuple[str, ...] = ()
+    #: Pages of a hot folder left waiting for their other side when the watch stopped (not recorded).
+    waiting: tuple[str, ...] = ()
     complete: bool = False
     #: The batch's totals in the store after the run.
     totals: BatchCounts | None = None
@@ -175,14 +179,15 @@ class _Readers:
         _kill(self._pool)
 
 
-def _progress(total: int, batch: Batch, enabled: bool):
+def _progress(total: int | None, batch: Batch, enabled: bool):
     from tqdm import tqdm
 
     return tqdm(total=total, unit="sheet", desc=f"batch {batch.name}", file=sys.stderr, disable=not enabled,
                 dynamic_ncols=True, smoothing=0.05)
 
 
-def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *, workers: int | None = None,
+def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan | HotFolder, *,
+              workers: int | None = None, cluster: str | None = None,
               interpreter: Interpreter = interpret_sheet, progress: bool = False,
               commit_sheets: int = COMMIT_SHEETS, commit_seconds: float = COMMIT_SECONDS,
               sheet_timeout: float = SHEET_TIMEOUT_S) -> RunSummary:
@@ -193,9 +198,13 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
     store, election, batch
         An open store bound to ``election``, and the batch to fill (new or resumed).
     plan
-        The sheets, in feed order (`ScanPlan`).
+        The sheets, in feed order: a `ScanPlan`, or a `HotFolder` that yields
+        sheets as a scanner completes them (and ``None`` while nothing is ready).
     workers
         Reader processes (default: every core).
+    cluster
+        Read on a Dask cluster instead (``local:N`` or a scheduler address,
+        `tabulate.central.cluster`); the store is still written here alone.
     interpreter
         ``(election, pages) -> Interpretation``; the real reader by default.
     progress
@@ -208,13 +217,14 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
         batch is then closed in the store).
     """
     workers = max(1, workers or os.cpu_count() or 1)
-    summary = RunSummary(batch, ignored=tuple(plan.ignored))
+    summary = RunSummary(batch)
     started = time.monotonic()
     resume = store.sheet_count(batch.id) > 0
     occurrences = _Occurrences()
     pending: list[SheetOutcome] = []
     last_commit = time.monotonic()
-    bar = _progress(len(plan), batch, progress)
+    bar = _progress(len(plan) if isinstance(plan, ScanPlan) else None, batch, progress)
+    backlog = getattr(plan, "backlog", None) is not None
 
     def commit() -> None:
         nonlocal last_commit
@@ -222,8 +232,9 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
             for rec in store.record_sheets(batch.id, pending):
                 summary.add(rec)
             pending.clear()
+            extra = {"backlog": plan.backlog + len(window)} if backlog else {}
             bar.set_postfix(counted=summary.counted, review=summary.needs_review, rejected=summary.rejected,
-                            duplicate=summary.duplicate, refresh=False)
+                            duplicate=summary.duplicate, **extra, refresh=False)
         last_commit = time.monotonic()
 
     def accept(outcome: SheetOutcome, occurrence: int | None, expected: str | None) -> None:
@@ -234,15 +245,27 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
         if len(pending) >= commit_sheets or time.monotonic() - last_commit >= commit_seconds:
             commit()
 
-    readers = _Readers(workers, election, interpreter, sheet_timeout)
+    if cluster is None:
+        readers = _Readers(workers, election, interpreter, sheet_timeout)
+    else:
+        from .cluster import DaskReaders
+
+        readers = DaskReaders(cluster, election, interpreter, sheet_timeout)
+        if progress and readers.dashboard:
+            print(f"tabulate: the cluster's progress: {readers.dashboard}", file=sys.stderr)
     window: deque = deque()
     sources = iter(plan)
-    depth = 4 * workers
+    depth = 4 * readers.workers
+    exhausted = False
 
     def feed() -> None:
-        while len(window) < depth:
-            sheet = next(sources, None)
-            if sheet is None:
+        nonlocal exhausted
+        while len(window) < depth and not exhausted:
+            sheet = next(sources, _END)
+            if sheet is _END:
+                exhausted = True
+                return
+            if sheet is None:  # a hot folder with nothing ready yet
                 return
             occurrence = identity = None
             if resume:  # fingerprint first: sheets already recorded are not read again
@@ -257,7 +280,13 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
 
     try:
         feed()
-        while window:
+        while window or not exhausted:
+            if not window:  # a hot folder, waiting for the scanner: record what was read meanwhile
+                commit()
+                bar.refresh()
+                plan.wait()
+                feed()
+                continue
             sheet, occurrence, identity, future = window[0]
             try:
                 outcome = future.result(timeout=sheet_timeout)
@@ -283,7 +312,10 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
             readers.close()
             occurrences.close()
             bar.close()
-    store.close_batch(batch.id)
+    summary.ignored = tuple(plan.ignored)
+    summary.waiting = tuple(getattr(plan, "waiting", ()))
+    if not summary.waiting:  # pages waiting for their other side: the batch is not finished
+        store.close_batch(batch.id)
     summary.seconds = time.monotonic() - started
     summary.totals = next((c for c in store.batch_counts() if c.batch.id == batch.id), None)
     return summary

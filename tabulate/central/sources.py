@@ -215,6 +215,26 @@ class _TiffGroup:
                     yield (PageSource(self.path, k),), MISSING_BACK
 
 
+def page_groups(folder: str, names: list[str], *, simplex: bool) -> list[_Group | _TiffGroup]:
+    """``names`` (in ``folder``, or full paths when it is empty) as pairing groups: runs of files, and each
+    multi-page TIFF on its own. Iterating a group gives ``(pages, missing)`` per sheet."""
+    groups: list[_Group | _TiffGroup] = []
+    run: list[str] = []
+    for name in names:
+        full = os.path.join(folder, name) if folder else name
+        n = tiff_page_count(full) if os.path.splitext(name)[1].lower() in _TIFF_SUFFIXES else 1
+        if n > 1:
+            if run:
+                groups.append(_Group(folder, run, simplex=simplex))
+                run = []
+            groups.append(_TiffGroup(full, n, simplex=simplex))
+        else:
+            run.append(name)
+    if run:
+        groups.append(_Group(folder, run, simplex=simplex))
+    return groups
+
+
 class ScanPlan:
     """The sheets a list of PATHS holds, in feed order; iterate it to get `SheetSource`s.
 
@@ -247,19 +267,7 @@ class ScanPlan:
         self._len = sum(len(g) for g in self._groups)
 
     def _add_files(self, folder: str, names: list[str]) -> None:
-        run: list[str] = []
-        for name in names:
-            full = os.path.join(folder, name) if folder else name
-            n = tiff_page_count(full) if os.path.splitext(name)[1].lower() in _TIFF_SUFFIXES else 1
-            if n > 1:
-                if run:
-                    self._groups.append(_Group(folder, run, simplex=self.simplex))
-                    run = []
-                self._groups.append(_TiffGroup(full, n, simplex=self.simplex))
-            else:
-                run.append(name)
-        if run:
-            self._groups.append(_Group(folder, run, simplex=self.simplex))
+        self._groups += page_groups(folder, names, simplex=self.simplex)
 
     def __len__(self) -> int:
         return self._len
