@@ -59,7 +59,7 @@ def connect(address: str):
                 n = 0
             if n < 1:
                 raise ClusterError(f"--cluster {address}: give local:N with N at least 1")
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                                    silence_logs=logging.ERROR)
             return Client(cluster, timeout=CONNECT_TIMEOUT_S)
         return Client(address, timeout=CONNECT_TIMEOUT_S)
