@@ -57,12 +57,14 @@ def _records(db: str):
     """The store's election and its ballot records (a list: several reports read them twice)."""
     from ..adjudicate import adjudicated_records
     from ..adjudicate.schema import connect
-    from ..store import StoreError, open_store
+    from ..store import StoreError, is_postgres_url, open_store
 
     try:
         store = open_store(db, create=False)
     except StoreError as e:
         raise UsageError(str(e)) from None
+    if is_postgres_url(db):
+        return _store_records(db, store)
     conn = connect(db)
     try:
         election = store.election()
@@ -79,12 +81,41 @@ def _records(db: str):
         store.close()
 
 
+def _store_records(db: str, store):
+    """A PostgreSQL store's election and records: its sheets as read (no adjudication there yet, docs/scale.md)."""
+    from ..store import StoreError
+    from ..store.records import ballot_records
+
+    try:
+        election = store.election()
+        if election is None:
+            raise UsageError(f"{store.path} holds no election yet; scan a batch first")
+        return election, list(ballot_records(store))
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    finally:
+        store.close()
+
+
 def _log_export(db: str, what: str, out: Path | None) -> None:
-    """Record an export in the adjudication audit log (31 KAR 4:220 recount trail)."""
+    """Record an export in the adjudication audit log (31 KAR 4:220 recount trail).
+
+    A PostgreSQL store has no adjudication log yet: the export goes in the store's own event log.
+    """
     import getpass
 
     from ..adjudicate import auditlog
     from ..adjudicate.schema import connect, migrate
+    from ..store import is_postgres_url, open_store
+
+    if is_postgres_url(db):
+        store = open_store(db, create=False)
+        try:
+            store.log("export", actor=f"cli:{getpass.getuser()}",
+                      data={"report": what, "to": str(out) if out else "stdout"})
+        finally:
+            store.close()
+        return
 
     conn = connect(db)
     try:
