@@ -16,7 +16,7 @@ import fsspec
 import pytest
 
 from tabulate.central import ScanPlan, run_batch
-from tabulate.central.cluster import DaskReaders, _Result
+from tabulate.central.cluster import _Result
 from tabulate.cli import main
 from tabulate.store import open_store
 from test_scan_support import ELECTION_PATH, OVERVOTE, election, fake_interpreter, make_batch, write_sheet
