@@ -178,3 +178,21 @@ def test_watch_on_the_command_line_records_a_folder_and_stops_when_idle(tmp_path
     assert main(["scan", str(folder), "--watch", str(folder), "--election", str(ELECTION_PATH), "--db", str(db),
                  "--batch", "hot", "--vote-type", "election_day"]) == 2
     assert "give no other PATH" in capsys.readouterr().err
+
+
+def test_pages_never_pair_across_a_file_still_being_written(tmp_path):
+    folder = tmp_path / "hot"
+    folder.mkdir()
+    scanner = SlowScanner(folder, [
+        write("0001.png", b"FAKE|one"), write("0002.png", b"FAKE|two"), write("0003.png", b"FAKE|three", end=7),
+        write("0004.png", b"FAKE|four"), write("0005.png", b"FAKE|five"),  # land while 0003 is still open
+        write("0003.png", b"FAKE|three", start=7), write("0006.png", b"FAKE|six")])
+    hot = HotFolder(folder, settle=2.0, poll=0.5, until_idle=3.0, clock=scanner.clock, sleep=scanner.sleep)
+    sheets = []
+    for sheet in hot:
+        if sheet is None:
+            hot.wait()
+        else:
+            sheets.append((sheet.position, [os.path.basename(p.path) for p in sheet.pages]))
+    # 0004 and 0005 were complete before 0003: paired with each other they would have shifted every sheet after.
+    assert sheets == [(1, ["0001.png", "0002.png"]), (2, ["0003.png", "0004.png"]), (3, ["0005.png", "0006.png"])]
