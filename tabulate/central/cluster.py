@@ -59,8 +59,13 @@ def connect(address: str):
                 n = 0
             if n < 1:
                 raise ClusterError(f"--cluster {address}: give local:N with N at least 1")
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                   silence_logs=logging.ERROR)
+            import dask
+
+            # The workers' statistical profiler samples every thread's stack 100 times a second, holding the
+            # interpreter lock that the reader needs; nobody reads those profiles here.
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                       silence_logs=logging.ERROR)
             return Client(cluster, timeout=CONNECT_TIMEOUT_S)
         return Client(address, timeout=CONNECT_TIMEOUT_S)
     except ClusterError:
