@@ -170,3 +170,13 @@ def test_real_ballots_read_on_the_cluster_export_the_same_bytes_as_the_process_p
             exports[name, command] = out.read_bytes()
     for command in ("results", "cvr", "manifest"):
         assert exports["dask", command] == exports["pool", command], command
+
+
+def test_a_cluster_address_that_is_not_one_is_a_one_line_error(tmp_path, e, capsys):
+    make_batch(tmp_path / "b", e, 1)
+    base = ["scan", str(tmp_path / "b"), "--election", str(ELECTION_PATH), "--db", str(tmp_path / "s.db"),
+            "--batch", "A", "--vote-type", "election_day", "--no-progress"]
+    assert main([*base, "--cluster", "scheduler:8786"]) == 2
+    assert "give local:N or a scheduler address" in capsys.readouterr().err
+    assert main([*base, "--cluster", "local:0"]) == 2
+    assert "N at least 1" in capsys.readouterr().err
