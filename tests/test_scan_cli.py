@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 import simplejpeg
 
-from tabulate.ballots.render import render_page
 from tabulate.ballots.samples import write_samples
 from tabulate.election import parse_election
 from tabulate.election.layout import layout_style
+from tabulate.election.render import render_page
 from tabulate.store import open_store
 
 REPO = Path(__file__).resolve().parents[1]

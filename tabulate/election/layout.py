@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
+from ..core.errors import TabulateError
 from .geometry import (
     CORNER_WINDOW_IN,
     STYLE_CODE_QUIET_IN,
@@ -28,8 +29,10 @@ from .model import PAPER_SIZES_IN, Contest, Election
 from .text import fit, wrap
 
 
-class LayoutError(ValueError):
+class LayoutError(TabulateError, ValueError):
     """A ballot style that cannot be laid out on one sheet."""
+
+    code = "layout"
 
 
 # -- sizes (inches) and type (points) -------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any
 
 import jsonschema
 
+from ..core.errors import TabulateError
 from .model import (
     DEFAULT_ADJUDICATION_REASONS,
     Adjudication,
@@ -41,8 +42,10 @@ class Problem:
         return f"{self.path}: {self.reason}"
 
 
-class ElectionError(ValueError):
+class ElectionError(TabulateError, ValueError):
     """An election definition that cannot be used; ``problems`` lists every reason."""
+
+    code = "election"
 
     def __init__(self, source: str, problems: list[Problem]):
         self.source = source

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
 from typing import Any
 
 from ..election import Election, Problem
 from ._apply import MarksError
-from .types import MARK_CLASSES, BallotMarks, BallotVotes, OptionMark
+from .types import MARK_CLASSES, BallotMarks, OptionMark
 
 _BALLOT_KEYS = {"id", "style", "precinct", "fwab", "marks"}
 _MARK_KEYS = {"scan", "hand", "write_in_ink", "score"}
@@ -164,11 +163,3 @@ def marks_to_dict(marks: BallotMarks) -> dict:
     return out
 
 
-def votes_to_dict(votes: BallotVotes) -> dict:
-    """A ballot's votes as plain JSON-ready data (tuples become lists)."""
-    out = asdict(votes)
-    for c in out["contests"]:
-        c["selections"] = list(c["selections"])
-        c["clauses"] = list(c["clauses"])
-    out["reasons"] = [dict(r) for r in out["reasons"]]
-    return out
