@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import jsonschema
 
@@ -60,7 +60,7 @@ def election_schema() -> dict:
     return json.loads(text)
 
 
-def _json_path(parts) -> str:
+def _json_path(parts: Iterable[Any]) -> str:
     out = "$"
     for p in parts:
         out += f"[{p}]" if isinstance(p, int) else f".{p}"

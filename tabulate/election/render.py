@@ -73,18 +73,18 @@ def render_page(election: Election, page: PageLayout, precinct_id: str, *, dpi: 
             draw.ellipse(box, outline=0, width=line_px)
         elif t.shape == "box":
             draw.rectangle(box, outline=0, width=line_px)
-    for t in page.texts:
-        f = font(max(4, round(t.size_pt * dpi / POINTS_PER_INCH)))
-        anchor = {"left": "la", "right": "ra", "center": "ma"}[t.anchor]
-        x, y = t.x * dpi, t.y * dpi
-        draw.text((x, y), t.text, fill=0, font=f, anchor=anchor)
-        if t.bold:  # the bundled font has no bold face: overstrike
-            draw.text((x + max(1, dpi // 200), y), t.text, fill=0, font=f, anchor=anchor)
+    for item in page.texts:
+        f = font(max(4, round(item.size_pt * dpi / POINTS_PER_INCH)))
+        anchor = {"left": "la", "right": "ra", "center": "ma"}[item.anchor]
+        x, y = item.x * dpi, item.y * dpi
+        draw.text((x, y), item.text, fill=0, font=f, anchor=anchor)
+        if item.bold:  # the bundled font has no bold face: overstrike
+            draw.text((x + max(1, dpi // 200), y), item.text, fill=0, font=f, anchor=anchor)
 
     code = _qr_modules(style_code_text(election, page.style_id, precinct_id, page.page))
     r = page.style_code
     side = _px(r.w, dpi)
-    qr = Image.fromarray(np.where(code, 0, 255).astype(np.uint8)).resize((side, side), Image.NEAREST)
+    qr = Image.fromarray(np.where(code, 0, 255).astype(np.uint8)).resize((side, side), Image.Resampling.NEAREST)
     img.paste(qr, (_px(r.x, dpi), _px(r.y, dpi)))
     return np.asarray(img)
 
