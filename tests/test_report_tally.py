@@ -161,6 +161,7 @@ def test_a_record_with_an_unknown_vote_type_is_refused_when_built():
         BallotRecord("a", "b", 1, "absentee", "A101", "1", good.marks, good.interpreted)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.randoms(use_true_random=False))
 def test_results_do_not_depend_on_the_order_of_the_ballots(rnd):
