@@ -114,7 +114,6 @@ def postgres_url(given: str | None) -> str:
         return given
     sys.path.insert(0, str(REPO / "tests"))
     import pytest  # noqa: F401 - pg_server skips through pytest
-
     from pg_server import new_database
 
     try:

@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -67,7 +68,8 @@ def _start() -> str:
     start = subprocess.run(_as_server_user([f"{bindir}/pg_ctl", "-D", data, "-o", options, "-l",
                                             os.path.join(root, "log"), "-w", "-t", "60", "start"]), **run)
     if start.returncode != 0:
-        log = open(os.path.join(root, "log")).read() if os.path.exists(os.path.join(root, "log")) else ""
+        log_file = Path(root, "log")
+        log = log_file.read_text() if log_file.exists() else ""
         raise RuntimeError(f"pg_ctl start failed: {(start.stderr + log).strip()[-300:]}")
 
     def stop():

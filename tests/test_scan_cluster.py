@@ -14,12 +14,12 @@ from pathlib import Path
 
 import fsspec
 import pytest
+from test_scan_support import ELECTION_PATH, OVERVOTE, election, fake_interpreter, make_batch, write_sheet
 
 from tabulate.central import ScanPlan, run_batch
 from tabulate.central.cluster import _Result
 from tabulate.cli import main
 from tabulate.store import open_store
-from test_scan_support import ELECTION_PATH, OVERVOTE, election, fake_interpreter, make_batch, write_sheet
 
 distributed = pytest.importorskip("distributed")
 
@@ -108,7 +108,8 @@ def test_a_sheet_whose_worker_keeps_dying_is_set_aside_as_reader_crashed(tmp_pat
             raise distributed.KilledWorker("sheet-1", "tcp://w", 3)
 
     class Readers:
-        forgotten = []
+        def __init__(self):
+            self.forgotten = []
 
         def forget(self, future):
             self.forgotten.append(future)

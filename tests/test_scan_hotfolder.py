@@ -13,13 +13,13 @@ import os
 import re
 
 import pytest
+from test_scan_support import ELECTION_PATH, election, fake_interpreter, page_text
 
 from tabulate.central import HotFolder, run_batch
 from tabulate.central.hotfolder import has_end_marker
 from tabulate.central.report import format_summary
 from tabulate.cli import main
 from tabulate.store import open_store
-from test_scan_support import ELECTION_PATH, election, fake_interpreter, page_text
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from pg_server import new_database, pg_url  # noqa: F401 - a fixture
+
 from tabulate.store import LIVE_STATUSES, open_store
 
 REPO = Path(__file__).resolve().parents[1]

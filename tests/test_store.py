@@ -13,6 +13,8 @@ import sqlite3
 
 import psycopg
 import pytest
+from pg_server import pg_url  # noqa: F401 - a fixture
+from test_scan_support import ELECTION_PATH
 
 from tabulate.election import parse_election
 from tabulate.rules.types import BallotVotes, ContestVotes
@@ -32,8 +34,6 @@ from tabulate.store import (
 )
 from tabulate.store._schema import SCHEMA_VERSION
 from tabulate.store.records import ballot_records
-from pg_server import pg_url  # noqa: F401 - a fixture
-from test_scan_support import ELECTION_PATH
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,9 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-
 from pg_server import pg_url  # noqa: F401 - a fixture
-from tabulate.store import StoreError, open_store
-from tabulate.store import _pg_schema, _schema
+
+from tabulate.store import StoreError, _pg_schema, _schema, open_store
 from tabulate.store.postgres import display_url, to_pg
 
 

@@ -77,7 +77,7 @@ def connect(address: str):
 class _Result:
     """A cluster task as the pipeline waits for it: a `SheetOutcome`, whatever happened to its worker."""
 
-    def __init__(self, future, sheet: SheetSource, readers: "DaskReaders"):
+    def __init__(self, future, sheet: SheetSource, readers: DaskReaders):
         self._future, self._sheet, self._readers = future, sheet, readers
 
     def result(self, timeout: float | None = None) -> SheetOutcome:
