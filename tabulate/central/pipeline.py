@@ -142,6 +142,9 @@ class ReadersUnavailable(TabulateError, RuntimeError):
 class _Readers:
     """The worker pool, restartable after a reader crashes."""
 
+    #: Where to watch progress besides the bar (a Dask scheduler's dashboard; none for the pool).
+    dashboard: str | None = None
+
     def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float):
         self._ctx = _context()
         self._args = (election, interpreter, os.getpid())
