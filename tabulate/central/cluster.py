@@ -25,6 +25,7 @@ import logging
 import uuid
 from concurrent.futures import TimeoutError as FutureTimeout
 
+from ..core.errors import TabulateError
 from ..election import Election
 from ..store.base import SheetOutcome, SheetReason
 from .interpret import Interpreter
@@ -36,8 +37,10 @@ from .worker import fingerprint, read_sheet_source
 CONNECT_TIMEOUT_S = 60
 
 
-class ClusterError(RuntimeError):
+class ClusterError(TabulateError, RuntimeError):
     """The cluster cannot be started or reached (a wrong address, no dask installed): one line for the clerk."""
+
+    code = "cluster"
 
 
 def read_on_worker(election: Election, interpreter: Interpreter, sheet: SheetSource) -> SheetOutcome:
