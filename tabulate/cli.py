@@ -24,6 +24,8 @@ COMMAND_MODULES = (
     "reports",
     "store_reports",
     "review",
+    "verify",
+    "signing",
 )
 
 

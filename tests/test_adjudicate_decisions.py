@@ -47,7 +47,8 @@ def test_a_team_that_agrees_decides_the_ballot_and_the_store_gets_the_votes(env)
     assert [c for c in d.after["contests"] if c["contest_id"] == "us-senate"][0]["selections"] == ["sen-brennan"]
     assert d.why["note"] == "alice (REP): light pencil fill; bob (DEM): light pencil fill" and d.why["reasons"][0]["code"] == "marginal_mark"
     logged = [e.action for e in auditlog.entries(env.conn, sheet_id=MARGINAL)]
-    assert logged == ["entry", "entry", "decision"]
+    # One journal: the store's own entry for the votes it was given follows the decision.
+    assert logged == ["entry", "entry", "decision", "votes_modified"]
 
 
 def test_a_team_that_disagrees_sends_the_ballot_to_the_board_which_decides_by_majority(env):

@@ -32,6 +32,7 @@ from .entries import MAX_NOTE_CHARS, DecidedVotes, DecisionError, Entry, decided
 from .panels import BOARD, Panel
 from .queue import LeaseLost
 from .schema import transaction
+from .sealing import seal_decision
 from .source import Applied, ReviewSheet, SourceError, StoreSource
 from .users import User
 
@@ -215,7 +216,7 @@ def _finalize(conn, sheet: ReviewSheet, panel: Panel, decided: DecidedVotes, sup
     auditlog.append(conn, " & ".join(members), "decision", sheet_id=entry.sheet_id, detail={
         "decision": cur.lastrowid, "ballot": sheet.ballot_id, "round": entry.round, "panel": panel.key,
         "decided_by": decided_by, "members": members, "before": before, "after": after,
-        "write_ins": write_ins, "why": why})
+        "write_ins": write_ins, "why": why}, facts=seal_decision(conn, cur.lastrowid))
     return RecordResult(DECIDED, cur.lastrowid, message="Decided: " + " & ".join(members) + " agree.")
 
 
@@ -271,7 +272,8 @@ def reopen(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, user: U
                      "lease_user = NULL, lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
                      (auditlog._now(), sheet_id))
         auditlog.append(conn, user.name, "reopen", sheet_id=sheet_id, detail={
-            "round": rnd, "new_round": rnd + 1, "decision": dec[0] if dec else None, "reason": reason[:1000]})
+            "round": rnd, "new_round": rnd + 1, "decision": dec[0] if dec else None, "reason": reason[:1000]},
+            facts=seal_decision(conn, dec[0]) if dec else None)
     source.unapply(sheet_id, actor=user.name, note=f"reopened: {reason[:200]}")
     return rnd + 1
 

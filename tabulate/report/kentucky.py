@@ -12,7 +12,7 @@ declared candidate's row, so the rows of a contest always add up to its votes.
 
 from __future__ import annotations
 
-import csv
+from .csvsafe import writer as csv_writer
 import io
 from typing import Literal
 
@@ -150,7 +150,7 @@ def unofficial_results(tally: Tally) -> dict:
 
 def _rows_csv(contests: list[dict], vote_columns: list[str], extra: tuple[str, ...] = ()) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(ROW_CSV_COLUMNS + tuple(vote_columns) + extra)
     for c in contests:
         for r in c["rows"]:

@@ -8,7 +8,7 @@ knowing how many vote types or precincts there are.
 
 from __future__ import annotations
 
-import csv
+from .csvsafe import writer as csv_writer
 import io
 
 from ..election.model import VOTE_TYPES, Contest, Election
@@ -107,7 +107,7 @@ def results_json(tally: Tally) -> dict:
 
 def _csv_text(columns, rows) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(columns)
     w.writerows(rows)
     return out.getvalue()

@@ -32,7 +32,8 @@ from ..election.model import canonical_json, election_hash
 from ..rules.types import AdjudicationReason, BallotVotes, ContestVotes
 from . import _schema
 from ._codec import contest_votes_from_dict, contest_votes_to_dict, dumps, now_utc
-from ._events import append_event, iter_events, verify_chain
+from . import journal as _journal
+from .facts import batch_fact, election_fact, sheet_fact, text_digest
 from .base import (
     DUPLICATE_SHEET,
     LIVE_STATUSES,
@@ -41,7 +42,6 @@ from .base import (
     BatchCounts,
     BatchMismatchError,
     ElectionMismatchError,
-    Event,
     PageImage,
     Recorded,
     SheetOutcome,
@@ -114,7 +114,8 @@ class SQLiteStore:
             if row is None:
                 db.execute("INSERT INTO election (id, hash, title, definition, bound_at) VALUES (1, ?, ?, ?, ?)",
                            (election.hash, election.title, canonical_json(canonical).decode("utf-8"), now_utc()))
-                self._append_event(db, "election_bound", data={"hash": election.hash, "title": election.title})
+                self._append_event(db, "election_bound", data={"hash": election.hash, "title": election.title},
+                                   facts={"election": _journal.digest(election_fact(election.hash, election.title))})
             elif row[0] != election.hash:
                 raise ElectionMismatchError(
                     f"{self.path} holds the election {row[1]!r} (hash {row[0][:12]}), not {election.title!r} "
@@ -142,13 +143,14 @@ class SQLiteStore:
                         + "; use another batch name or the same settings")
                 # ended_at says the last run went to the end; this one has not yet.
                 db.execute("UPDATE batches SET ended_at = NULL WHERE id = ?", (batch.id,))
-                self._append_event(db, "batch_resumed", actor=operator, batch_id=batch.id)
+                self._append_event(db, "batch_resumed", actor=operator, batch_id=batch.id,
+                                   facts=self._batch_facts(db, batch.id))
                 return replace(batch, ended_at=None)
             cur = db.execute("INSERT INTO batches (name, vote_type, precinct_id, operator, started_at, tabulator) "
                              "VALUES (?, ?, ?, ?, ?, ?)", (name, vote_type, precinct_id, operator, now_utc(), tabulator))
             self._append_event(db, "batch_opened", actor=operator, batch_id=cur.lastrowid,
                                data={"name": name, "vote_type": vote_type, "precinct_id": precinct_id,
-                                                                   "tabulator": tabulator})
+                                     "tabulator": tabulator}, facts=self._batch_facts(db, cur.lastrowid))
             row = db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE id = ?", (cur.lastrowid,)).fetchone()
             return self._batch(row)
 
@@ -157,7 +159,8 @@ class SQLiteStore:
             db.execute("UPDATE batches SET ended_at = ? WHERE id = ?", (now_utc(), batch_id))
             counts = dict(db.execute("SELECT status, COUNT(*) FROM sheets WHERE batch_id = ? GROUP BY status",
                                      (batch_id,)).fetchall())
-            self._append_event(db, "batch_closed", batch_id=batch_id, data={"sheets": counts})
+            self._append_event(db, "batch_closed", batch_id=batch_id, data={"sheets": counts},
+                               facts=self._batch_facts(db, batch_id))
             return self._batch(db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE id = ?",
                                           (batch_id,)).fetchone())
 
@@ -218,9 +221,10 @@ class SQLiteStore:
                 results.append(self._insert(db, batch_id, o, original, now))
                 added += 1
             if added:
+                new = [r.sheet_id for r in results if r.added]
                 self._append_event(db, "sheets_recorded", batch_id=batch_id, data={
-                    "added": added, "first_sheet_id": min(r.sheet_id for r in results if r.added),
-                    "last_sheet_id": max(r.sheet_id for r in results if r.added)})
+                    "added": added, "first_sheet_id": min(new), "last_sheet_id": max(new)},
+                    facts=self._sheet_facts(db, new))
         return results
 
     def _insert(self, db, batch_id: int, o: SheetOutcome, original, now: str) -> Recorded:
@@ -343,22 +347,91 @@ class SQLiteStore:
                 if cur.rowcount != 1:
                     raise KeyError(f"sheet {sheet_id} has no votes for contest {v.contest_id!r}")
             self._append_event(db, "votes_modified", actor=actor, sheet_id=sheet_id, data={
-                "note": note, "contests": [contest_votes_to_dict(v) for v in votes]})
+                "note": note, "contests": [contest_votes_to_dict(v) for v in votes]},
+                facts=self._sheet_facts(db, [sheet_id]))
 
-    # -- the event log (tabulate.store._events) ---------------------------------------
-    def _append_event(self, db, kind: str, **fields) -> Event:
-        return append_event(db, kind, **fields)
+    # -- the journal (tabulate.store.journal) ------------------------------------------
+    def _append_event(self, db, kind: str, *, actor: str | None = None, batch_id: int | None = None,
+                      sheet_id: int | None = None, data: Mapping | None = None,
+                      facts: Mapping[str, str] | None = None) -> _journal.JournalEntry:
+        data = dict(data or {})
+        if batch_id is not None:
+            data.setdefault("batch_id", batch_id)
+        return _journal.append(db, kind, actor=actor, sheet=sheet_id, data=data, facts=facts)
+
+    def _batch_facts(self, db, batch_id: int) -> dict[str, str]:
+        row = db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE id = ?", (batch_id,)).fetchone()
+        return {f"batch:{batch_id}": _journal.digest(batch_fact(self._batch(row)))}
+
+    def _evidence_sha256(self, db, sheet_ids: Sequence[int]) -> dict[int, str | None]:
+        marks_ = ",".join("?" * len(sheet_ids))
+        return {sid: text_digest(zlib.decompress(blob).decode("utf-8")) if blob is not None else None
+                for sid, blob in db.execute(f"SELECT sheet_id, evidence FROM readings WHERE sheet_id IN ({marks_})",
+                                            list(sheet_ids))}
+
+    def _sheet_facts(self, db, sheet_ids: Sequence[int]) -> dict[str, str]:
+        """Seal these sheets as they are now in the open transaction (read back, as `facts` reads them)."""
+        out: dict[str, str] = {}
+        batches = {b.id: b for b in self.batches()}
+        for start in range(0, len(sheet_ids), _CHUNK):
+            chunk = list(sheet_ids[start:start + _CHUNK])
+            rows = db.execute(f"SELECT {self._SHEET_COLS} FROM sheets WHERE id IN ({','.join('?' * len(chunk))})",
+                              chunk).fetchall()
+            evidence = self._evidence_sha256(db, chunk)
+            for sheet in self._assemble(rows, batches):
+                out[f"sheet:{sheet.id}"] = _journal.digest(sheet_fact(sheet, evidence.get(sheet.id)))
+        return out
 
     def log(self, kind: str, *, actor: str | None = None, batch_id: int | None = None,
-            sheet_id: int | None = None, data: Mapping | None = None) -> Event:
+            sheet_id: int | None = None, data: Mapping | None = None) -> _journal.JournalEntry:
         with self._transaction() as db:
-            return append_event(db, kind, actor=actor, batch_id=batch_id, sheet_id=sheet_id, data=data)
+            return self._append_event(db, kind, actor=actor, batch_id=batch_id, sheet_id=sheet_id, data=data)
 
-    def events(self) -> Iterator[Event]:
-        return iter_events(self._db)
+    def journal(self) -> Iterator[_journal.JournalEntry]:
+        return _journal.entries(self._db)
+
+    def journal_head(self) -> tuple[int, str]:
+        return _journal.head(self._db)
+
+    def verify_journal(self, *, from_head: str | None = None) -> _journal.ChainCheck:
+        return _journal.verify_chain(self._db, from_head=from_head)
+
+    def facts(self) -> Iterator[tuple[str, str]]:
+        election = self._db.execute("SELECT hash, title FROM election").fetchone()
+        if election is not None:
+            yield "election", _journal.digest(election_fact(election[0], election[1]))
+        for batch in self.batches():
+            yield f"batch:{batch.id}", _journal.digest(batch_fact(batch))
+        batches = {b.id: b for b in self.batches()}
+        cur = self._db.execute(f"SELECT {self._SHEET_COLS} FROM sheets ORDER BY id")
+        while rows := cur.fetchmany(_CHUNK):
+            evidence = self._evidence_sha256(self._db, [r[0] for r in rows])
+            for sheet in self._assemble(rows, batches):
+                yield f"sheet:{sheet.id}", _journal.digest(sheet_fact(sheet, evidence.get(sheet.id)))
+
+    # The names the store used before the journal (one chain now; kept for callers).
+    events = journal
 
     def verify_events(self) -> int:
-        return verify_chain(self._db, self.path)
+        check = self.verify_journal()
+        if not check.ok:
+            raise StoreError(f"{self.path}: {check.problem}")
+        return check.entries
+
+    def _adopt_legacy(self) -> None:
+        """Seal a store written before the journal: its old event log's head and every row it holds.
+
+        Trust on first use: rows written by an older tabulate are taken as
+        they are when this version first opens the store (docs/store.md).
+        """
+        if self._db.execute("SELECT 1 FROM election UNION SELECT 1 FROM batches LIMIT 1").fetchone() is None:
+            return
+        with self._transaction() as db:
+            last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+            facts = dict(self.facts())
+            _journal.append(db, "journal_started", data={
+                "legacy_events": last[0] if last else 0, "legacy_events_head": last[1] if last else None},
+                facts=facts)
 
 
 def open_sqlite(path: str | Path, *, create: bool = True) -> SQLiteStore:
@@ -385,7 +458,7 @@ def open_sqlite(path: str | Path, *, create: bool = True) -> SQLiteStore:
             raise StoreError(f"cannot put the store {path} in WAL mode (got {mode})")
         db.execute("PRAGMA synchronous = FULL")
         db.execute("PRAGMA foreign_keys = ON")
-        _schema.migrate(db)
+        before = _schema.migrate(db)
     except sqlite3.DatabaseError as e:
         db.close()
         raise StoreError(f"cannot use {path} as a store: {e}") from None
@@ -395,4 +468,8 @@ def open_sqlite(path: str | Path, *, create: bool = True) -> SQLiteStore:
     except StoreError:
         db.close()
         raise
-    return SQLiteStore(db, str(path))
+    store = SQLiteStore(db, str(path))
+    if 0 < before < 2:
+        # Only on the upgrade itself: an emptied journal later is tampering, not an old store.
+        store._adopt_legacy()
+    return store
