@@ -365,9 +365,14 @@ class SQLiteStore:
 
     def _evidence_sha256(self, db, sheet_ids: Sequence[int]) -> dict[int, str | None]:
         marks_ = ",".join("?" * len(sheet_ids))
-        return {sid: text_digest(zlib.decompress(blob).decode("utf-8")) if blob is not None else None
-                for sid, blob in db.execute(f"SELECT sheet_id, evidence FROM readings WHERE sheet_id IN ({marks_})",
-                                            list(sheet_ids))}
+        out: dict[int, str | None] = {}
+        for sid, blob in db.execute(f"SELECT sheet_id, evidence FROM readings WHERE sheet_id IN ({marks_})",
+                                    list(sheet_ids)):
+            try:
+                out[sid] = text_digest(zlib.decompress(blob).decode("utf-8")) if blob is not None else None
+            except (zlib.error, UnicodeDecodeError, TypeError):
+                out[sid] = "unreadable"  # never what was sealed: the sheet is named as altered
+        return out
 
     def _sheet_facts(self, db, sheet_ids: Sequence[int]) -> dict[str, str]:
         """Seal these sheets as they are now in the open transaction (read back, as `facts` reads them)."""
@@ -406,8 +411,22 @@ class SQLiteStore:
         cur = self._db.execute(f"SELECT {self._SHEET_COLS} FROM sheets ORDER BY id")
         while rows := cur.fetchmany(_CHUNK):
             evidence = self._evidence_sha256(self._db, [r[0] for r in rows])
+            for key, sheet in self._assemble_each(rows, batches):
+                yield key, "unreadable" if sheet is None else _journal.digest(sheet_fact(sheet, evidence.get(sheet.id)))
+
+    def _assemble_each(self, rows, batches) -> Iterator[tuple[str, StoredSheet | None]]:
+        """Assemble rows a chunk at a time; a row edited outside tabulate that does not parse gives None."""
+        try:
             for sheet in self._assemble(rows, batches):
-                yield f"sheet:{sheet.id}", _journal.digest(sheet_fact(sheet, evidence.get(sheet.id)))
+                yield f"sheet:{sheet.id}", sheet
+            return
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass
+        for row in rows:  # find which: a broken fact to name, not a crash
+            try:
+                yield f"sheet:{row[0]}", self._assemble([row], batches)[0]
+            except (ValueError, KeyError, TypeError, AttributeError):
+                yield f"sheet:{row[0]}", None
 
     # The names the store used before the journal (one chain now; kept for callers).
     events = journal

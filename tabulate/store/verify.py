@@ -58,7 +58,7 @@ def describe_store_fact(store: Store, key: str) -> str:
     if kind == "sheet" and ident.isdigit():
         try:
             return f"sheet {ident} ({store.sheet(int(ident)).label})"
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, TypeError, AttributeError):
             return f"sheet {ident}"
     return f"{kind} {ident}".strip()
 
