@@ -139,11 +139,17 @@ def join_at_screen(conn: sqlite3.Connection, session: Session, partner_name: str
     Raises
     ------
     LoginFailed
-        The partner's name or password is wrong (counted toward their lockout).
+        The partner's name or password is wrong (counted toward this address's throttle).
     TeamError
         The two may not form a team.
     """
     partner = authenticate(conn, partner_name, partner_password, where=where)
+    try:
+        check_pair(session.user, partner)
+    except TeamError as e:
+        auditlog.append(conn, session.user.name, "team_join_refused", detail={"partner": partner.name,
+                                                                           "why": str(e), "from": where})
+        raise
     auditlog.append(conn, partner.name, "login", detail={"from": where, "as": "partner at shared screen"})
     team = _form(conn, session.user, partner, "one screen: partner signed in")
     set_partner(conn, session, partner)

@@ -39,6 +39,12 @@ CREATE TABLE IF NOT EXISTS adj_users (
     failed_logins INTEGER NOT NULL DEFAULT 0,
     locked_until  REAL
 );
+CREATE TABLE IF NOT EXISTS adj_throttle (
+    address      TEXT PRIMARY KEY,
+    failures     INTEGER NOT NULL,
+    next_allowed REAL NOT NULL,
+    last_at      REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS adj_sessions (
     token_hash TEXT PRIMARY KEY,
     user_id    INTEGER NOT NULL REFERENCES adj_users(id),
