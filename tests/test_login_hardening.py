@@ -105,3 +105,55 @@ def test_team_join_gives_one_answer_for_every_failure(env, app):  # noqa: F811
         page = br.submit(br.get("/queue").text, "/team/join", {"name": name, "password": pw})
         answers.add([line for line in page.text.splitlines() if "Partner not signed in" in line][0].strip())
     assert len(answers) == 1
+
+
+@pytest.fixture
+def conn(tmp_path, fast_passwords):  # noqa: F811
+    c = schema.connect(tmp_path / "n.db")
+    schema.migrate(c)
+    yield c
+    c.close()
+
+
+def _parties():
+    from tabulate.election import load_election
+    from tabulate.adjudicate.sample import SAMPLE_ELECTION
+
+    return load_election(SAMPLE_ELECTION).parties
+
+
+@pytest.mark.parametrize("spelling", ["Republican", "REP\u200b", "\uff32\uff25\uff30", " rep ", "Republican Party"])
+def test_a_party_spelled_another_way_is_the_same_party_and_no_team_forms(conn, spelling):
+    """31 KAR 4:220 Section 7(1): "individuals registered of differing political party affiliations"."""
+    parties = _parties()
+    a = users.add_user(conn, "alice", "reviewer", "0123456789ab", party="REP", parties=parties)
+    b = users.add_user(conn, "carol", "reviewer", "0123456789ab", party=spelling, parties=parties)
+    assert a.party == b.party == "REP"
+    with pytest.raises(panels.TeamError, match="differing"):
+        panels.check_pair(a, b)
+
+
+def test_without_an_election_unicode_spellings_of_a_party_still_compare_equal(conn):
+    a = users.add_user(conn, "alice", "reviewer", "0123456789ab", party="REP\u200b")
+    b = users.add_user(conn, "carol", "reviewer", "0123456789ab", party="\uff32\uff25\uff30")
+    with pytest.raises(panels.TeamError, match="differing"):
+        panels.check_pair(a, b)
+
+
+def test_a_party_not_in_the_election_is_refused_with_the_list(conn):
+    with pytest.raises(UserError, match="not one of the election's parties: REP"):
+        users.add_user(conn, "alice", "reviewer", "0123456789ab", party="Whig", parties=_parties())
+
+
+@pytest.mark.parametrize("name, why", [
+    ("\u0430lice", "letters A-Z"),  # Cyrillic a
+    ("alice\u202e", "letters A-Z"),  # right-to-left override
+    ("al\u200bice", "letters A-Z"),  # zero-width space
+    ("a1ice", "looks like the existing user 'alice'"),
+    ("Al.ice", "looks like the existing user 'alice'"),
+    ("\uff21\uff2c\uff29\uff23\uff25", "already"),  # full-width ALICE is ALICE after NFKC
+])
+def test_look_alike_user_names_are_refused(conn, name, why):
+    users.add_user(conn, "alice", "reviewer", "0123456789ab", party="REP")
+    with pytest.raises(UserError, match=why):
+        users.add_user(conn, name, "reviewer", "0123456789ab", party="DEM")

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 from . import auditlog
+from .names import party_key
 from .schema import transaction
 from .sessions import Session, set_partner
 from .users import LoginFailed, User, authenticate, board_members, get_user
@@ -66,7 +67,8 @@ class Team:
 
 
 def _same_party(a: User, b: User) -> bool:
-    return (a.party or "").strip().casefold() == (b.party or "").strip().casefold()
+    # Compared as `party_key`s: a zero-width space or full-width letters do not make another party.
+    return party_key(a.party or "") == party_key(b.party or "")
 
 
 def check_pair(a: User, b: User) -> None:

@@ -24,12 +24,15 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass
+from typing import Sequence
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from . import auditlog
+from .names import NameError_, election_party, normal_name, party_key, skeleton
 from .schema import ROLES, transaction
 
 #: Failed sign-ins from one address before any delay; then `BASE_DELAY_S`, doubling, up to `MAX_DELAY_S`.
@@ -134,18 +137,28 @@ def _user(row: sqlite3.Row | None) -> User | None:
 
 
 def add_user(conn: sqlite3.Connection, name: str, role: str, password: str, *, party: str | None = None,
-             actor: str = "cli") -> User:
+             actor: str = "cli", parties: Sequence | None = None) -> User:
     """Create an account.
+
+    ``parties`` are the election's parties: given, ``party`` must name one of
+    them and the account keeps its id (`tabulate.adjudicate.names`).
 
     Raises
     ------
     UserError
-        Unknown role, a reviewer without a party, a short password, or a name in use.
+        Unknown role, a reviewer without a party, a party not in the election, a short password, a name
+        outside the safe character set, or a name in use or looking like one in use.
     """
-    name = name.strip()
-    party = party.strip() if party else None
-    if not name or len(name) > 64 or any(c in name for c in "\r\n\t/\\"):
-        raise UserError("a user name must be 1 to 64 characters on one line, without / or \\")
+    try:
+        name = normal_name(name)
+        party = (election_party(party, parties) if parties is not None else party_key(party).upper()) \
+            if party and party.strip() else None
+    except NameError_ as e:
+        raise UserError(str(e)) from None
+    look = skeleton(name)
+    for (other,) in conn.execute("SELECT name FROM adj_users"):
+        if skeleton(other) == look and other.casefold() != name.casefold():
+            raise UserError(f"{name!r} looks like the existing user {other!r}: choose a name no one can confuse")
     if role not in ROLES:
         raise UserError(f"role {role!r} is not one of {', '.join(ROLES)}")
     if role == "reviewer" and not party:
@@ -170,7 +183,8 @@ def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
 
 
 def find_user(conn: sqlite3.Connection, name: str) -> User | None:
-    return _user(conn.execute("SELECT * FROM adj_users WHERE name = ?", (name.strip(),)).fetchone())
+    return _user(conn.execute("SELECT * FROM adj_users WHERE name = ?",
+                              (unicodedata.normalize("NFKC", name).strip(),)).fetchone())
 
 
 def list_users(conn: sqlite3.Connection) -> list[tuple[User, bool]]:
@@ -246,7 +260,8 @@ def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: s
     """
     address = where or "local"
     failures = _reserve(conn, address, clock())
-    row = conn.execute("SELECT * FROM adj_users WHERE name = ?", (name.strip(),)).fetchone()
+    row = conn.execute("SELECT * FROM adj_users WHERE name = ?",
+                       (unicodedata.normalize("NFKC", name).strip(),)).fetchone()
     ok = _password_matches(row["password_hash"] if row else _dummy_hash(), password) and row is not None
     with transaction(conn):
         if not ok:

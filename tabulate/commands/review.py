@@ -155,13 +155,31 @@ def _read_password(args: argparse.Namespace) -> str:
     return first
 
 
+def _election_parties(db: str):
+    """The store's election's parties, to choose an account's party from (None before any scan)."""
+    from ..store import StoreError, open_store
+
+    try:
+        store = open_store(db, create=False)
+    except StoreError:
+        return None
+    try:
+        election = store.election()
+    except StoreError:
+        return None
+    finally:
+        store.close()
+    return election.parties if election is not None else None
+
+
 def run_users_add(args: argparse.Namespace) -> int:
     from ..adjudicate.users import UserError, add_user
 
     conn = _connect(args.db, must_exist=False)
     password = _read_password(args)
     try:
-        user = add_user(conn, args.name, args.role, password, party=args.party, actor="cli")
+        user = add_user(conn, args.name, args.role, password, party=args.party, actor="cli",
+                        parties=_election_parties(args.db))
     except UserError as e:
         raise UsageError(str(e)) from None
     print(f"added {user.role} {user.label}")
