@@ -290,13 +290,18 @@ def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: s
 
 
 def unlock(conn: sqlite3.Connection, name: str, *, actor: str) -> User:
-    """Clear a lockout (an administrator's job)."""
+    """Lift the sign-in waits for a user who is stuck behind them (an administrator's job).
+
+    Accounts are no longer locked; this clears every address's throttle (the
+    user's desk among them) and any lock left by an older tabulate.
+    """
     with transaction(conn):
         row = conn.execute("UPDATE adj_users SET locked_until = NULL, failed_logins = 0 WHERE name = ? "
                            "RETURNING *", (name,)).fetchone()
         if row is None:
             raise UserError(f"no user named {name!r}")
-        auditlog.append(conn, actor, "user_unlocked", detail={"user": row["name"]})
+        conn.execute("DELETE FROM adj_throttle")
+        auditlog.append(conn, actor, "user_unlocked", detail={"user": row["name"], "throttles_cleared": True})
     return _user(row)
 
 

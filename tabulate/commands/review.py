@@ -50,15 +50,15 @@ def register(subparsers) -> None:
     add = usub.add_parser("add", help="create an account (the password is asked for, or read from stdin)")
     add.add_argument("name", metavar="NAME")
     add.add_argument("--role", required=True, choices=("operator", "reviewer", "board", "admin"))
-    add.add_argument("--party", metavar="P", help="party registration (required for a reviewer: teams pair "
-                                                   "differing parties, 31 KAR 4:220 Section 7(1))")
+    add.add_argument("--party", metavar="P", help="one of the election's parties, by id, abbreviation or name "
+                     "(required for a reviewer: teams pair differing parties, 31 KAR 4:220 Section 7(1))")
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     add.add_argument("--db", required=True, metavar="FILE", help="the store")
     add.set_defaults(func=run_users_add)
     lst = usub.add_parser("list", help="list the accounts")
     lst.add_argument("--db", required=True, metavar="FILE", help="the store")
     lst.set_defaults(func=run_users_list)
-    unlock = usub.add_parser("unlock", help="clear an account's lockout after failed logins")
+    unlock = usub.add_parser("unlock", help="lift the sign-in waits after failed logins (accounts are never locked)")
     unlock.add_argument("name", metavar="NAME")
     unlock.add_argument("--db", required=True, metavar="FILE", help="the store")
     unlock.set_defaults(func=run_users_unlock)
