@@ -178,3 +178,35 @@ def test_a_decision_resealed_by_a_forged_entry_fails_when_re_derived(decided, ca
     _rewrite_from(raw, sealing, lambda actor, data, old: (actor, data, {**old, **seal_decision(raw, decision_id)}))
     code, out = _verify(decided.db, capsys)
     assert code == 1 and f"decision {decision_id} (sheet {MARGINAL}): its stored votes do not follow" in out
+
+
+def _as_schema_1(db):
+    """What a store written before the journal looks like: no journal table, schema version 1."""
+    raw = _raw(db)
+    raw.execute("DROP TABLE journal")
+    raw.execute("UPDATE schema_version SET version = 1")
+    raw.execute("INSERT INTO events (at, kind, data, prev_hash, hash) VALUES ('t', 'old', '{}', ?, ?)",
+                ("0" * 64, "ab" * 32))
+    raw.close()
+
+
+def test_a_schema_1_store_is_sealed_once_on_upgrade_with_its_old_logs_head(env, capsys):  # noqa: F811
+    env.close()
+    _as_schema_1(env.db)
+    from tabulate.store import open_store
+
+    open_store(env.db, create=False).close()
+    from tabulate.adjudicate.schema import connect
+
+    conn = connect(env.db)
+    first = next(journal.entries(conn))
+    conn.close()
+    assert first.kind == "journal_started" and first.data["legacy_events_head"] == "ab" * 32
+    assert "sheet:1" in first.facts and "batch:1" in first.facts
+    assert _verify(env.db, capsys)[0] == 0
+
+
+def test_an_emptied_journal_is_not_sealed_again(env, capsys):  # noqa: F811
+    _raw(env.db).execute("DELETE FROM journal")
+    code, out = _verify(env.db, capsys)
+    assert code == 1 and "is not in the journal" in out
