@@ -210,3 +210,12 @@ def test_an_emptied_journal_is_not_sealed_again(env, capsys):  # noqa: F811
     _raw(env.db).execute("DELETE FROM journal")
     code, out = _verify(env.db, capsys)
     assert code == 1 and "is not in the journal" in out
+
+
+def test_status_checks_the_one_journal_adjudications_entries_included(decided, capsys):
+    """Issue 10: `tabulate status` checked only the store's event log, and exited 0 when it was broken."""
+    entry = next(journal.entries(decided.conn, kind="decision"))
+    _raw(decided.db).execute("UPDATE journal SET actor = 'mallory' WHERE seq = ?", (entry.seq,))
+    assert main(["status", "--db", str(decided.db)]) == 1
+    assert f"BROKEN: {decided.db}: journal entry {entry.seq} (decision) does not match its hash" in \
+        capsys.readouterr().out
