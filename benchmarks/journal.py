@@ -63,8 +63,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sheets", type=int, default=4000)
     args = parser.parse_args()
-    from tabulate.commands.verify import check
     from tabulate.adjudicate.schema import connect
+    from tabulate.commands.verify import check
 
     with tempfile.TemporaryDirectory() as tmp:
         base = record(Path(tmp) / "base.db", args.sheets, seal=False)

@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 
 from tabulate.adjudicate import auditlog, schema
-from tabulate.store import journal
 from tabulate.cli import main
+from tabulate.store import journal
 
 
 @pytest.fixture

@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_adjudicate_support import Env, fast_passwords, template_store  # noqa: F401
+from test_adjudicate_tally import _decide_everything
 
 from tabulate.adjudicate.schema import connect
 from tabulate.commands.verify import check
 from tabulate.store import journal, open_store
-
-from test_adjudicate_support import Env, fast_passwords, template_store  # noqa: F401
-from test_adjudicate_tally import _decide_everything
 
 #: Columns whose value a result depends on, per table, and how a row names its fact in verify's message.
 KEYS = {"sheets": ("id",), "votes": ("sheet_id", "contest_id"), "pages": ("sheet_id", "side"),
@@ -42,7 +41,7 @@ STATUSES = ("counted", "needs_review", "rejected", "duplicate")
 
 
 @pytest.fixture(scope="module")
-def decided_db(template_store, tmp_path_factory):  # noqa: F811
+def decided_db(template_store, tmp_path_factory):
     from argon2 import PasswordHasher
 
     from tabulate.adjudicate import users

@@ -12,12 +12,11 @@ import json
 import sqlite3
 
 import pytest
+from test_adjudicate_support import MARGINAL, env, fast_passwords, template_store  # noqa: F401
+from test_adjudicate_tally import _decide_everything
 
 from tabulate.cli import main
 from tabulate.store import journal
-
-from test_adjudicate_support import MARGINAL, env, fast_passwords, template_store  # noqa: F401
-from test_adjudicate_tally import _decide_everything
 
 
 def _raw(db):
@@ -35,7 +34,7 @@ def _verify(db, capsys, *extra) -> tuple[int, str]:
 
 
 @pytest.fixture
-def decided(env):  # noqa: F811
+def decided(env):
     """The sample store with every flagged ballot decided by a team, and the store told."""
     _decide_everything(env)
     return env
@@ -85,7 +84,7 @@ def test_deleting_a_decision_row_is_named(decided, capsys):
     assert main(["cvr", "--db", str(decided.db), "--out", str(decided.db.parent / "cvr.json")]) == 2
 
 
-def test_a_forged_decision_row_is_named(env, capsys):  # noqa: F811
+def test_a_forged_decision_row_is_named(env, capsys):
     """A never-reviewed ballot 'decided' by a row written with sqlite3."""
     row = {"contests": [], "ballot_id": "x", "style_id": "1"}
     _raw(env.db).execute(
@@ -105,7 +104,7 @@ def test_a_forged_decision_row_is_named(env, capsys):  # noqa: F811
     ("UPDATE pages SET sha256 = '00' WHERE sheet_id = 11 AND side = 1", "sheet 11 (sample #11) does not match"),
     ("UPDATE batches SET vote_type = 'provisional'", "batch 1 does not match"),
 ])
-def test_editing_the_stores_rows_is_named(env, capsys, sql, named):  # noqa: F811
+def test_editing_the_stores_rows_is_named(env, capsys, sql, named):
     _raw(env.db).execute(sql)
     code, out = _verify(env.db, capsys)
     assert code == 1 and named in out
@@ -152,7 +151,7 @@ def test_a_truncated_journal_is_caught_against_the_published_head(decided, capsy
     assert code == 1 and "does not contain the published head" in out and f"ends at entry {seq - 2}" in out
 
 
-def test_votes_resealed_by_a_forged_entry_still_fail_the_rules_reapplied(env, capsys):  # noqa: F811
+def test_votes_resealed_by_a_forged_entry_still_fail_the_rules_reapplied(env, capsys):
     """An attacker who also rewrites the journal (no head published) is caught by 31 KAR 6:030 re-applied."""
     raw = _raw(env.db)
     raw.execute("UPDATE votes SET selections = '[\"sen-forged\"]' WHERE sheet_id = 8 AND contest_id = 'us-senate'")
@@ -190,7 +189,7 @@ def _as_schema_1(db):
     raw.close()
 
 
-def test_a_schema_1_store_is_sealed_once_on_upgrade_with_its_old_logs_head(env, capsys):  # noqa: F811
+def test_a_schema_1_store_is_sealed_once_on_upgrade_with_its_old_logs_head(env, capsys):
     env.close()
     _as_schema_1(env.db)
     from tabulate.store import open_store
@@ -206,7 +205,7 @@ def test_a_schema_1_store_is_sealed_once_on_upgrade_with_its_old_logs_head(env, 
     assert _verify(env.db, capsys)[0] == 0
 
 
-def test_an_emptied_journal_is_not_sealed_again(env, capsys):  # noqa: F811
+def test_an_emptied_journal_is_not_sealed_again(env, capsys):
     _raw(env.db).execute("DELETE FROM journal")
     code, out = _verify(env.db, capsys)
     assert code == 1 and "is not in the journal" in out

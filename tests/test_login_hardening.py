@@ -8,12 +8,10 @@ import threading
 
 import pytest
 from argon2 import PasswordHasher
+from test_adjudicate_support import FAST_HASHER, Browser, app, env, fast_passwords, password, template_store  # noqa: F401
 
 from tabulate.adjudicate import panels, schema, users
 from tabulate.adjudicate.users import LoginFailed, UserError
-
-from test_adjudicate_support import (  # noqa: F401
-    FAST_HASHER, Browser, app, env, fast_passwords, password, template_store)
 
 
 class CountingHasher(PasswordHasher):
@@ -25,7 +23,7 @@ class CountingHasher(PasswordHasher):
         self._lock = threading.Lock()
         self._gate = gate
 
-    def verify(self, hash, password):  # noqa: A002 - argon2-cffi's parameter name
+    def verify(self, hash, password):
         with self._lock:
             self.calls += 1
         if self._gate is not None:
@@ -34,7 +32,7 @@ class CountingHasher(PasswordHasher):
 
 
 @pytest.fixture
-def db(tmp_path, fast_passwords):  # noqa: F811
+def db(tmp_path, fast_passwords):
     conn = schema.connect(tmp_path / "u.db")
     schema.migrate(conn)
     users.add_user(conn, "alice", "reviewer", "0123456789ab", party="REP")
@@ -51,7 +49,7 @@ def _in_parallel(db, n: int, attempt) -> list:
         try:
             barrier.wait(timeout=30)
             out[i] = attempt(conn, i)
-        except Exception as e:  # noqa: BLE001 - the outcome is what the test looks at
+        except Exception as e:
             out[i] = e
         finally:
             conn.close()
@@ -94,7 +92,7 @@ def test_a_flood_of_logins_hashes_at_most_hash_slots_passwords_at_once(db, monke
     assert [getattr(r, "name", r) for r in result] == ["alice"] * n
 
 
-def test_team_join_gives_one_answer_for_every_failure(env, app):  # noqa: F811
+def test_team_join_gives_one_answer_for_every_failure(env, app):
     """Issue 10: /team/join confirmed a board member's correct password ("not an active reviewer")."""
     br = Browser(app)
     br.login("alice")
@@ -108,7 +106,7 @@ def test_team_join_gives_one_answer_for_every_failure(env, app):  # noqa: F811
 
 
 @pytest.fixture
-def conn(tmp_path, fast_passwords):  # noqa: F811
+def conn(tmp_path, fast_passwords):
     c = schema.connect(tmp_path / "n.db")
     schema.migrate(c)
     yield c
@@ -116,8 +114,8 @@ def conn(tmp_path, fast_passwords):  # noqa: F811
 
 
 def _parties():
-    from tabulate.election import load_election
     from tabulate.adjudicate.sample import SAMPLE_ELECTION
+    from tabulate.election import load_election
 
     return load_election(SAMPLE_ELECTION).parties
 

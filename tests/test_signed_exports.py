@@ -10,16 +10,15 @@ import shutil
 import sqlite3
 
 import pytest
+from test_adjudicate_support import template_store  # noqa: F401
 
 from tabulate.cli import main
 from tabulate.report.csvsafe import neutralise
 from tabulate.store import journal
 
-from test_adjudicate_support import template_store  # noqa: F401
-
 
 @pytest.fixture
-def db(template_store, tmp_path):  # noqa: F811
+def db(template_store, tmp_path):
     shutil.copy(template_store, tmp_path / "store.db")
     return tmp_path / "store.db"
 

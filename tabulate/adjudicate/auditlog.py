@@ -17,9 +17,10 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from ..election.model import canonical_json
+from ..core.canonical import canonical_json
+from ..core.chain import GENESIS
 from ..store import journal
-from ..store.journal import GENESIS, now_utc
+from ..store.journal import now_utc
 from .schema import transaction
 
 

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from ..core.errors import TabulateError
 from ..store import journal
 
 SCHEMA_VERSION = 1
@@ -126,8 +127,10 @@ CREATE TABLE IF NOT EXISTS adj_decisions (
 """
 
 
-class SchemaError(RuntimeError):
+class SchemaError(TabulateError, RuntimeError):
     """The database holds adjudication tables of a newer version than this program knows."""
+
+    code = "review_schema"
 
 
 def connect(path: str | Path, *, timeout_s: float = 30.0) -> sqlite3.Connection:

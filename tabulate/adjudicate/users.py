@@ -31,6 +31,7 @@ from typing import Sequence
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ..core.errors import TabulateError
 from . import auditlog
 from .names import NameError_, election_party, normal_name, party_key, skeleton
 from .schema import ROLES, transaction
@@ -105,12 +106,16 @@ def _dummy_hash() -> str:
     return _dummy[key]
 
 
-class UserError(ValueError):
+class UserError(TabulateError, ValueError):
     """A request about accounts that cannot be done (a duplicate name, a missing party ...)."""
 
+    code = "user"
 
-class LoginFailed(Exception):
+
+class LoginFailed(TabulateError):
     """Wrong name or password, or a locked or disabled account. The message is safe to show."""
+
+    code = "login_failed"
 
 
 @dataclass(frozen=True)

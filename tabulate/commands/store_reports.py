@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def _store_arguments(p: argparse.ArgumentParser, *, out_required: bool = False) -> None:

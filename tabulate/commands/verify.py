@@ -18,7 +18,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ declared candidate's row, so the rows of a contest always add up to its votes.
 
 from __future__ import annotations
 
-from .csvsafe import writer as csv_writer
 import io
 from typing import Literal
 
 from ..election.model import VOTE_TYPES, Election
+from .csvsafe import writer as csv_writer
 from .records import ABSENTEE_VOTE_TYPES, REPORTED_VOTE_TYPES
 from .results import display_name, election_summary, option_party
 from .tally import ContestCounts, ContestTally, Tally, tally_records

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..election.model import canonical_json
+from ..core.canonical import canonical_json
 
 FORMAT = "tabulate-export-manifest/1"
 SUFFIX = ".manifest.json"

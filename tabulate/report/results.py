@@ -8,10 +8,10 @@ knowing how many vote types or precincts there are.
 
 from __future__ import annotations
 
-from .csvsafe import writer as csv_writer
 import io
 
 from ..election.model import VOTE_TYPES, Contest, Election
+from .csvsafe import writer as csv_writer
 from .records import VOTE_TYPE_LABELS
 from .tally import BallotCounts, ContestCounts, Tally
 

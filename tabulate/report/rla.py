@@ -23,12 +23,12 @@ any choice, so the file's totals equal ours.
 
 from __future__ import annotations
 
-from .csvsafe import writer as csv_writer
 import io
 from typing import Iterable
 
 from .. import __version__
 from ..election.model import Contest, Election
+from .csvsafe import writer as csv_writer
 from .records import VOTE_TYPE_LABELS, BallotRecord, ReportError
 from .results import display_name, option_party
 from .tally import ElectionIndex, check_record

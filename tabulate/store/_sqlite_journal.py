@@ -7,11 +7,13 @@ store's tables there, the journal's use of them here). See
 
 from __future__ import annotations
 
+import sqlite3
 import zlib
-from typing import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from . import journal as _journal
-from .base import StoredSheet, StoreError
+from .base import Batch, StoredSheet, StoreError
 from .facts import batch_fact, election_fact, sheet_fact, text_digest
 
 #: Sheets read per round trip when sealing or checking.
@@ -20,6 +22,22 @@ _CHUNK = 500
 
 class JournalMixin:
     """Journal methods over ``self._db``; the host class provides `_assemble`, `batches`, `_batch`."""
+
+    # What the host (`SQLiteStore`) provides.
+    _db: sqlite3.Connection
+    path: str
+    _BATCH_COLS: str
+    _SHEET_COLS: str
+
+    if TYPE_CHECKING:
+        @staticmethod
+        def _batch(row: Any) -> Batch: ...
+
+        def batches(self) -> list[Batch]: ...
+
+        def _assemble(self, rows: Any, batches: Mapping[int, Batch]) -> list[StoredSheet]: ...
+
+        def _transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
     def _append_event(self, db, kind: str, *, actor: str | None = None, batch_id: int | None = None,
                       sheet_id: int | None = None, data: Mapping | None = None,

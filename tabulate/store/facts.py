@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ._codec import contest_votes_to_dict
+from ..core.votes import contest_votes_to_dict
 from .base import Batch, StoredSheet
 
 

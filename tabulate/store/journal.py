@@ -6,8 +6,8 @@ decisions, reopenings, exports) -- in one format checked by one verifier.
 
 An entry is ``{seq, at, kind, actor, sheet, data, facts, prev}``; its hash is
 SHA-256 over the canonical JSON of that object (sorted keys, no spaces,
-UTF-8: `tabulate.election.model.canonical_json`), where ``prev`` is the
-previous entry's hash (64 zeros for the first). ``facts`` maps a *fact key*
+UTF-8: `tabulate.core.canonical_json`; `tabulate.core.body_hash`), where
+``prev`` is the previous entry's hash (64 zeros for the first). ``facts`` maps a *fact key*
 (``election``, ``batch:3``, ``sheet:12``, ``decision:5``) to the SHA-256 of
 the canonical JSON of the row it names, as written in the same transaction.
 The latest entry binding a key is the row's sealed value; a row that differs
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..election.model import canonical_json
+from ..core.canonical import canonical_json, canonical_text
+from ..core.chain import GENESIS, body_hash
 
-GENESIS = "0" * 64
 _COLUMNS = "seq, at, kind, actor, sheet, data, facts, prev_hash, hash"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -68,9 +68,9 @@ def digest(value: Any) -> str:
 
 def entry_hash(seq: int, at: str, kind: str, actor: str | None, sheet: str | None,
                data: Mapping[str, Any], facts: Mapping[str, str], prev_hash: str) -> str:
-    """The hash of one entry chained to the previous entry's hash."""
-    return digest({"seq": seq, "at": at, "kind": kind, "actor": actor, "sheet": sheet,
-                   "data": data, "facts": facts, "prev": prev_hash})
+    """The hash of one entry chained to the previous entry's hash (the previous hash inside, under ``prev``)."""
+    return body_hash({"seq": seq, "at": at, "kind": kind, "actor": actor, "sheet": sheet,
+                      "data": data, "facts": facts, "prev": prev_hash})
 
 
 def now_utc() -> str:
@@ -78,7 +78,7 @@ def now_utc() -> str:
 
 
 def _text(value: Any) -> str:
-    return canonical_json(value).decode("utf-8")
+    return canonical_text(value)
 
 
 def append(conn, kind: str, *, actor: str | None = None, sheet: str | int | None = None,
@@ -148,6 +148,27 @@ def _raw_rows(conn) -> Iterable[tuple]:
     return conn.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY rowid")
 
 
+def _entry_problem(row: tuple, prev: str, expected: int) -> tuple[str, int] | None:
+    """Why one raw row does not follow the chain so far, and the entry to name; None if it does."""
+    seq, at, kind, actor, sheet, data_text, facts_text, stored_prev, stored_hash = row
+    try:
+        data, facts = json.loads(data_text), json.loads(facts_text)
+    except (TypeError, ValueError):
+        return f"journal entry {seq} ({kind}) is not valid JSON (altered)", seq
+    if _text(data) != data_text or _text(facts) != facts_text:
+        return f"journal entry {seq} ({kind}) is not in canonical form (altered)", seq
+    if entry_hash(seq, at, kind, actor, sheet, data, facts, stored_prev) != stored_hash:
+        return f"journal entry {seq} ({kind}) does not match its hash (altered)", seq
+    if seq > expected:
+        return f"journal entry {expected} is missing (removed): entry {seq} follows entry {expected - 1}", expected
+    if seq < expected:
+        return f"journal entry {seq} ({kind}) appears after entry {expected - 1} (reordered or inserted)", seq
+    if stored_prev != prev:
+        # The entry is intact and the numbers run on: the one before it was edited and re-hashed.
+        return f"journal entry {seq - 1} was altered and re-hashed: entry {seq} no longer chains to it", seq - 1
+    return None
+
+
 def check_chain(rows: Iterable[tuple], *, from_head: str | None = None) -> ChainCheck:
     """Walk raw journal rows in storage order and name the first entry that does not follow.
 
@@ -156,28 +177,12 @@ def check_chain(rows: Iterable[tuple], *, from_head: str | None = None) -> Chain
     """
     prev, expected, count, last = GENESIS, 1, 0, (0, GENESIS)
     seen_head = from_head is None
-    for seq, at, kind, actor, sheet, data_text, facts_text, stored_prev, stored_hash in rows:
+    for row in rows:
         count += 1
-
-        def bad(problem: str, at_seq: int = seq) -> ChainCheck:
-            return ChainCheck(False, count, last[0], last[1], at_seq, problem)
-
-        try:
-            data, facts = json.loads(data_text), json.loads(facts_text)
-        except (TypeError, ValueError):
-            return bad(f"journal entry {seq} ({kind}) is not valid JSON (altered)")
-        if _text(data) != data_text or _text(facts) != facts_text:
-            return bad(f"journal entry {seq} ({kind}) is not in canonical form (altered)")
-        if entry_hash(seq, at, kind, actor, sheet, data, facts, stored_prev) != stored_hash:
-            return bad(f"journal entry {seq} ({kind}) does not match its hash (altered)")
-        if seq != expected:
-            if seq > expected:
-                return bad(f"journal entry {expected} is missing (removed): entry {seq} follows entry "
-                           f"{expected - 1}", expected)
-            return bad(f"journal entry {seq} ({kind}) appears after entry {expected - 1} (reordered or inserted)")
-        if stored_prev != prev:
-            return bad(f"journal entry {seq - 1} was altered and re-hashed: entry {seq} no longer chains to it",
-                       seq - 1)
+        problem = _entry_problem(tuple(row), prev, expected)
+        if problem is not None:
+            return ChainCheck(False, count, last[0], last[1], problem[1], problem[0])
+        seq, stored_hash = row[0], row[8]
         seen_head = seen_head or stored_hash == from_head
         prev, expected, last = stored_hash, seq + 1, (seq, stored_hash)
     if not seen_head:

@@ -31,10 +31,9 @@ from ..election.load import normalise
 from ..election.model import canonical_json, election_hash
 from ..rules.types import AdjudicationReason, BallotVotes, ContestVotes
 from . import _schema
-from ._codec import contest_votes_from_dict, contest_votes_to_dict, dumps, now_utc
 from . import journal as _journal
+from ._codec import contest_votes_from_dict, contest_votes_to_dict, dumps, now_utc
 from ._sqlite_journal import JournalMixin
-from .facts import election_fact
 from .base import (
     DUPLICATE_SHEET,
     LIVE_STATUSES,
@@ -50,6 +49,7 @@ from .base import (
     StoredSheet,
     StoreError,
 )
+from .facts import election_fact
 
 _LIVE = "('" + "','".join(LIVE_STATUSES) + "')"
 #: Sheets fetched per round trip when streaming `SQLiteStore.sheets`.
