@@ -23,19 +23,23 @@ import re
 import unicodedata
 from typing import Iterable
 
+from ..core.errors import TabulateError
+
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._'-]{0,63}$")
 _CONFUSED = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("|", "l"), ("5", "s"))
 
 
-class NameError_(ValueError):
+class NameRefused(TabulateError, ValueError):
     """A user name or party that is refused; the message says why."""
+
+    code = "name_refused"
 
 
 def normal_name(name: str) -> str:
-    """The NFKC form of a user name, or `NameError_` if it leaves the safe character set."""
+    """The NFKC form of a user name, or `NameRefused` if it leaves the safe character set."""
     text = unicodedata.normalize("NFKC", name).strip()
     if not SAFE_NAME.match(text):
-        raise NameError_("a user name is 1 to 64 characters: letters A-Z, digits, spaces and . _ ' - "
+        raise NameRefused("a user name is 1 to 64 characters: letters A-Z, digits, spaces and . _ ' - "
                          "(starting with a letter or digit)")
     return text
 
@@ -56,12 +60,12 @@ def party_key(party: str) -> str:
 
 
 def election_party(party: str, parties: Iterable) -> str:
-    """The election's party id that ``party`` names (by id, abbreviation or name), or `NameError_`."""
+    """The election's party id that ``party`` names (by id, abbreviation or name), or `NameRefused`."""
     key = party_key(party)
     parties = list(parties)
     for p in parties:
         name = party_key(p.name)
         if key in {party_key(p.id), party_key(p.abbreviation), name, name.removesuffix(" party")}:
             return p.id
-    raise NameError_(f"party {party!r} is not one of the election's parties: "
+    raise NameRefused(f"party {party!r} is not one of the election's parties: "
                      + ", ".join(f"{p.id} ({p.name})" for p in parties))

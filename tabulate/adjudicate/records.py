@@ -21,11 +21,14 @@ from pathlib import PurePath
 from typing import Iterator
 
 from ..core import LIVE_STATUSES, BallotRecord, BallotVotes, ContestVotes, votes_from_dict
+from ..core.errors import TabulateError
 from ..store.records import marks_from_json, to_record
 
 
-class DecisionRowError(ValueError):
+class DecisionRowError(TabulateError, ValueError):
     """A decision row the reports cannot read (only a row edited outside tabulate is like this)."""
+
+    code = "decision_row"
 
 
 def current_decisions(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:

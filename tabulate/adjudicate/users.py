@@ -33,7 +33,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from ..core.errors import TabulateError
 from . import auditlog
-from .names import NameError_, election_party, normal_name, party_key, skeleton
+from .names import NameRefused, election_party, normal_name, party_key, skeleton
 from .schema import ROLES, transaction
 
 #: Failed sign-ins from one address before any delay; then `BASE_DELAY_S`, doubling, up to `MAX_DELAY_S`.
@@ -158,7 +158,7 @@ def add_user(conn: sqlite3.Connection, name: str, role: str, password: str, *, p
         name = normal_name(name)
         party = (election_party(party, parties) if parties is not None else party_key(party).upper()) \
             if party and party.strip() else None
-    except NameError_ as e:
+    except NameRefused as e:
         raise UserError(str(e)) from None
     look = skeleton(name)
     for (other,) in conn.execute("SELECT name FROM adj_users"):

@@ -23,13 +23,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..core.canonical import canonical_json
+from ..core.errors import TabulateError
 
 FORMAT = "tabulate-export-manifest/1"
 SUFFIX = ".manifest.json"
 
 
-class ManifestError(ValueError):
+class ManifestError(TabulateError, ValueError):
     """A manifest or key that cannot be used or does not check out (the message names what)."""
+
+    code = "manifest"
 
 
 @dataclass(frozen=True)
