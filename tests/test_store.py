@@ -62,9 +62,9 @@ def only_on(store, backend: str) -> None:
 def drop_log_triggers(store) -> None:
     """What someone with direct access to the database could do."""
     if is_postgres_url(store.path):
-        store._db.execute("DROP TRIGGER events_no_change ON events")
+        store._db.execute("DROP TRIGGER journal_no_change ON journal")
     else:
-        store._db.execute("DROP TRIGGER events_no_update")
+        store._db.execute("DROP TRIGGER journal_no_update")
 
 
 @pytest.fixture
@@ -257,22 +257,22 @@ def test_the_readers_evidence_is_kept_for_every_read_sheet(store):
     assert store.evidence(rec.sheet_id) == {"score": 0.5}
 
 
-def test_the_event_log_refuses_edits_and_deletions(store):
+def test_the_journal_refuses_edits_and_deletions(store):
     store.log("note", data={"text": "hello"})
     refused = sqlite3.DatabaseError if not is_postgres_url(store.path) else psycopg.Error
     with pytest.raises(refused, match="append-only"):
-        store._db.execute("UPDATE events SET kind = 'other'")
+        store._db.execute("UPDATE journal SET kind = 'other'")
     with pytest.raises(refused, match="append-only"):
-        store._db.execute("DELETE FROM events")
+        store._db.execute("DELETE FROM journal")
 
 
-def test_the_event_log_hash_chain_detects_an_edit(store):
+def test_the_journal_hash_chain_detects_an_edit(store):
     store.open_batch("A", "election_day", operator="kim")
     store.log("note", data={"text": "hello"})
     assert store.verify_events() == 3  # election bound, batch opened, note
     drop_log_triggers(store)
-    store._db.execute("UPDATE events SET actor = 'mallory' WHERE kind = 'batch_opened'")
-    with pytest.raises(StoreError, match="broken at entry 2"):
+    store._db.execute("UPDATE journal SET actor = 'mallory' WHERE kind = 'batch_opened'")
+    with pytest.raises(StoreError, match=r"entry 2 \(batch_opened\) does not match its hash"):
         store.verify_events()
 
 

@@ -110,6 +110,29 @@ CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
     FOR EACH STATEMENT EXECUTE FUNCTION events_append_only();
 """
 
+#: Version 2: the one journal (`tabulate.store.journal`), as in SQLite; ``events`` stays as read-only history.
+_V2 = r"""
+CREATE TABLE IF NOT EXISTS journal (
+    seq       BIGINT PRIMARY KEY,
+    at        TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    actor     TEXT,
+    sheet     TEXT,
+    data      TEXT NOT NULL,
+    facts     TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS journal_sheet ON journal(sheet);
+CREATE INDEX IF NOT EXISTS journal_kind ON journal(kind);
+CREATE FUNCTION journal_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'the journal is append-only'; END $$;
+CREATE TRIGGER journal_no_change BEFORE UPDATE OR DELETE ON journal
+    FOR EACH ROW EXECUTE FUNCTION journal_append_only();
+CREATE TRIGGER journal_no_truncate BEFORE TRUNCATE ON journal
+    FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
+"""
+
 #: Ordered migrations (SQL scripts); index n takes schema version n to n + 1, as in `tabulate.store._schema`.
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -48,8 +48,12 @@ def display_url(url: str) -> str:
 
 @lru_cache(maxsize=512)
 def to_pg(sql: str) -> str:
-    """An SQLite-style statement in psycopg's parameter style: ``?`` -> ``%s`` (and a literal ``%`` -> ``%%``)."""
-    return sql.replace("%", "%%").replace("?", "%s")
+    """An SQLite-style statement in psycopg's parameter style: ``?`` -> ``%s`` (and a literal ``%`` -> ``%%``).
+
+    The journal is read in insertion order (``ORDER BY rowid`` in SQLite, where ``seq`` is the rowid); here
+    ``seq`` is that order, the table's primary key, written in order under the write lock.
+    """
+    return sql.replace("%", "%%").replace("?", "%s").replace("ORDER BY rowid", "ORDER BY seq")
 
 
 class _Cursor:
