@@ -24,6 +24,7 @@ import simplejpeg
 
 from tabulate.ballots.render import render_page
 from tabulate.ballots.samples import write_samples
+from tabulate.central.pipeline import TEST_PAUSE_ENV, TEST_PAUSE_MARK
 from tabulate.election import parse_election
 from tabulate.election.layout import layout_style
 from tabulate.store import open_store
@@ -197,23 +198,28 @@ def _committed(db: Path) -> int:
         return 0
 
 
-def _kill_when(args, db: Path, stop) -> None:
-    """Start ``tabulate scan``, SIGKILL it when ``stop(elapsed_s, sheets_this_run)`` says so, check its workers go.
+def _kill_at(args, db: Path, pause_after: int) -> None:
+    """Start ``tabulate scan`` with the test hook that stops it once it has committed ``pause_after``
+    sheets, SIGKILL it there, and check that its reader processes go by themselves.
 
-    ``sheets_this_run`` counts the sheets this run has committed so far.
+    The kill point is a count of committed sheets, never a time: the test passes at any machine speed.
     """
-    at_start = _committed(db)
-    proc = subprocess.Popen([sys.executable, "-m", "tabulate.cli", *map(str, args)], cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    start = time.monotonic()
+    env = {**os.environ, TEST_PAUSE_ENV: str(pause_after)}
+    proc = subprocess.Popen([sys.executable, "-m", "tabulate.cli", *map(str, args)], cwd=REPO, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        while proc.poll() is None and not stop(time.monotonic() - start, _committed(db) - at_start):
-            time.sleep(0.01)
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)  # the main process only, as a crash would
-        proc.wait(timeout=30)
-        # Orphaned readers notice their parent is gone and exit by themselves.
-        deadline = time.monotonic() + 15
+        lines = []
+        for line in proc.stderr:  # blocks until the run reaches its pause (or ends without it)
+            lines.append(line)
+            if line.startswith(TEST_PAUSE_MARK):
+                break
+        else:
+            pytest.fail(f"the scan ended before committing {pause_after} sheets: {''.join(lines)}")
+        assert line.startswith(f"{TEST_PAUSE_MARK} {pause_after} sheet(s)"), line
+        os.kill(proc.pid, signal.SIGKILL)  # the main process only, as a crash would
+        proc.wait(timeout=60)
+        # Orphaned readers notice their parent is gone and exit by themselves (a hang guard, not a timing test).
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
                 os.killpg(proc.pid, 0)
@@ -227,10 +233,12 @@ def _kill_when(args, db: Path, stop) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        proc.stderr.close()
 
 
-def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
-    """Kill a scan at each point in turn (each run resuming the last), finish it, compare with an uninterrupted run."""
+def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points: list[int]) -> None:
+    """Kill a scan after each number of committed sheets in turn (each run resuming the last), finish it,
+    and compare with an uninterrupted run."""
     folder = tmp_path / "batch"
     _many_sheets(folder, good_scans, sheets)
     reference = tmp_path / "reference.db"
@@ -239,10 +247,12 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
     assert len(expected) == sheets and all(row[3] in ("counted", "needs_review") for row in expected)
 
     db = tmp_path / "crashed.db"
-    for stop in kill_points:
-        _kill_when(scan_args([folder], db), db, stop)
+    for pause_after in kill_points:
+        at_start = _committed(db)
+        _kill_at(scan_args([folder], db), db, pause_after)
+        assert _committed(db) == at_start + pause_after
     before = _committed(db)
-    assert before < sheets, "the last kill came after the batch had finished"
+    assert before == sum(kill_points) < sheets
 
     final = tabulate(*scan_args([folder], db))
     assert final.returncode == 0, final.stderr
@@ -254,18 +264,11 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
 
 def test_a_scan_killed_at_several_points_and_rerun_counts_exactly_what_an_uninterrupted_scan_counts(
         tmp_path, good_scans):
-    rng = random.Random(20281107)
-    _kill_and_resume(tmp_path, good_scans, 30, [
-        lambda t, n, at=rng.uniform(0.2, 2.0): t >= at,  # anywhere, startup included
-        lambda t, n: n >= 1,                             # just after this run's first commit
-    ])
+    # During start-up (readers running, nothing committed), mid-batch, and just after a resumed run's first commit.
+    _kill_and_resume(tmp_path, good_scans, 30, [0, 7, 1])
 
 
 @pytest.mark.slow
 def test_a_long_scan_killed_many_times_still_counts_every_sheet_once(tmp_path, good_scans):
     rng = random.Random(7)
-    _kill_and_resume(tmp_path, good_scans, 120, [
-        *(lambda t, n, at=rng.uniform(0.5, 4.0): t >= at for _ in range(3)),
-        lambda t, n: n >= 20,
-        lambda t, n: n >= 1,
-    ])
+    _kill_and_resume(tmp_path, good_scans, 120, [0, *(rng.randint(1, 20) for _ in range(3)), 20, 1])
