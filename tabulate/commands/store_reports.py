@@ -14,12 +14,15 @@ from pathlib import Path
 from ..cli import UsageError
 
 
-def _store_arguments(p: argparse.ArgumentParser, *, out_required: bool = False) -> None:
+def _store_arguments(p: argparse.ArgumentParser, *, out_required: bool = False, final: bool = False) -> None:
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
     if out_required:
         p.add_argument("--out", required=True, type=Path, metavar="FILE", help="file to write")
     else:
         p.add_argument("-o", "--out", type=Path, metavar="FILE", help="write to this file instead of standard output")
+    if final:
+        p.add_argument("--final", action="store_true",
+                       help="refuse while any sheet awaits review (without it the export is provisional, and says so)")
 
 
 def register(subparsers) -> None:
@@ -27,20 +30,20 @@ def register(subparsers) -> None:
                               description="Tally the counted sheets in the store: votes per option, overvotes, "
                                           "undervotes and ballots cast per vote type, and how many sheets still "
                                           "await review.")
-    _store_arguments(r)
+    _store_arguments(r, final=True)
     r.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output (default table)")
     r.add_argument("--precinct", metavar="ID", help="one precinct (table only; default county-wide)")
     r.set_defaults(func=_results)
 
     c = subparsers.add_parser("cvr", help="cast vote records from the store (NIST SP 1500-103 JSON, or Dominion CSV)",
                               description="One cast vote record per sheet counted or awaiting review.")
-    _store_arguments(c, out_required=True)
+    _store_arguments(c, out_required=True, final=True)
     c.add_argument("--format", choices=("nist", "dominion"), default="nist",
                    help="NIST SP 1500-103 JSON (default) or a Dominion-style CSV for risk-limiting audits")
     c.set_defaults(func=_cvr)
 
     e = subparsers.add_parser("election-results", help="NIST SP 1500-100 election results report from the store")
-    _store_arguments(e, out_required=True)
+    _store_arguments(e, out_required=True, final=True)
     e.set_defaults(func=_election_results)
 
     u = subparsers.add_parser("unofficial", help="Kentucky unofficial results precinct by precinct (31 KAR 4:031)")
@@ -48,13 +51,19 @@ def register(subparsers) -> None:
     u.add_argument("--format", choices=("csv", "json"), default="csv", help="output (default csv)")
     u.set_defaults(func=_unofficial)
 
-    m = subparsers.add_parser("manifest", help="ballot manifest for a risk-limiting audit (Arlo CSV)")
-    _store_arguments(m, out_required=True)
+    m = subparsers.add_parser("manifest", help="ballot manifest for a risk-limiting audit (Arlo CSV)",
+                              description="One row per batch, counting every sheet of paper in it (set-aside "
+                                          "sheets included), with Arlo's counting-group labels.")
+    _store_arguments(m, out_required=True, final=True)
+    m.add_argument("--hybrid", action="store_true", help="add the CVR (Y/N) column Arlo's hybrid audits need")
     m.set_defaults(func=_manifest)
 
 
-def _records(db: str):
-    """The store's election and its ballot records (a list: several reports read them twice)."""
+def _records(db: str, *, set_aside: bool = False):
+    """The store's election and its ballot records (a list: several reports read them twice).
+
+    With ``set_aside``, also the sheets of paper that carry no votes (`SetAsideSheet`, for the audit exports).
+    """
     from ..adjudicate import adjudicated_records
     from ..adjudicate.schema import connect
     from ..store import StoreError, open_store
@@ -71,12 +80,44 @@ def _records(db: str):
         # Adjudication decisions fold in here: each decided ballot's votes
         # become its `modified` snapshot and it counts; with no decisions this
         # is exactly the store's records.
-        return election, list(adjudicated_records(store, conn))
+        records = list(adjudicated_records(store, conn))
+        if not set_aside:
+            return election, records
+        return election, records, _set_aside(store, {r.place for r in records})
     except StoreError as e:
         raise UsageError(str(e)) from None
     finally:
         conn.close()
         store.close()
+
+
+def _set_aside(store, record_places) -> list:
+    """The rejected sheets still set aside: paper in their batch with no votes (a duplicate is no paper)."""
+    from ..report import SetAsideSheet
+
+    out = []
+    for sheet in store.sheets(status="rejected"):
+        place = (sheet.batch.tabulator, sheet.batch.name, sheet.position)
+        if place in record_places:  # entered by hand in review: a record now
+            continue
+        out.append(SetAsideSheet(sheet.batch.name, sheet.position, sheet.batch.vote_type,
+                                 sheet.reasons[0].code if sheet.reasons else "set_aside",
+                                 sheet.precinct_id or "", sheet.batch.tabulator))
+    return out
+
+
+def _provisional(args, records) -> int:
+    """How many sheets await review, said on stderr; with ``--final`` any at all is a one-line refusal."""
+    from ..report import awaiting_review
+
+    pending = awaiting_review(records)
+    if pending and getattr(args, "final", False):
+        raise UsageError(f"{pending} sheet(s) still await review; --final exports only when every sheet is "
+                         f"decided (tabulate review serve --db {args.db})")
+    if pending:
+        print(f"tabulate: provisional: {pending} sheet(s) await review; this export holds the machine's reading "
+              f"of them (--final refuses instead)", file=sys.stderr)
+    return pending
 
 
 def _log_export(db: str, what: str, out: Path | None) -> None:
@@ -126,6 +167,7 @@ def _results(args) -> int:
     election, records = _records(args.db)
     if args.precinct is not None and args.precinct not in {p.id for p in election.precincts}:
         raise UsageError(f"no precinct {args.precinct!r} in the store's election")
+    _provisional(args, records)
     tally = _report(lambda: tally_records(election, records))
     if args.format == "json":
         text = _json(results_json(tally))
@@ -142,9 +184,10 @@ def _results(args) -> int:
 def _cvr(args) -> int:
     from ..report import cast_vote_record_report, dominion_cvr_csv
 
-    election, records = _records(args.db)
+    election, records, set_aside = _records(args.db, set_aside=True)
+    _provisional(args, records)
     if args.format == "dominion":
-        text = _report(lambda: dominion_cvr_csv(election, records))
+        text = _report(lambda: dominion_cvr_csv(election, records, set_aside))
     else:
         text = _json(_report(lambda: cast_vote_record_report(election, records)))
     _write(text, args.out)
@@ -156,6 +199,7 @@ def _election_results(args) -> int:
     from ..report import election_results_report, tally_records
 
     election, records = _records(args.db)
+    _provisional(args, records)
     _write(_json(_report(lambda: election_results_report(tally_records(election, records)))), args.out)
     _log_export(args.db, "election-results", args.out)
     return 0
@@ -174,7 +218,8 @@ def _unofficial(args) -> int:
 def _manifest(args) -> int:
     from ..report import arlo_ballot_manifest_csv
 
-    _election, records = _records(args.db)
-    _write(_report(lambda: arlo_ballot_manifest_csv(records)), args.out)
+    _election, records, set_aside = _records(args.db, set_aside=True)
+    _provisional(args, records)
+    _write(_report(lambda: arlo_ballot_manifest_csv(records, set_aside, hybrid=args.hybrid)), args.out)
     _log_export(args.db, "manifest", args.out)
     return 0

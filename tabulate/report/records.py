@@ -121,6 +121,40 @@ class BallotRecord:
         return self.modified if self.modified is not None else self.interpreted
 
     @property
+    def place(self) -> tuple[str, str, int]:
+        """Where the paper is: (tabulator, batch, position in the batch)."""
+        return (self.tabulator, self.batch, self.position)
+
+    @property
     def decided(self) -> bool:
         """True when people changed or completed the rules' reading (votes or write-in names)."""
         return self.modified is not None or bool(self.write_ins)
+
+
+@dataclass(frozen=True)
+class SetAsideSheet:
+    """A sheet of paper in a batch that carries no votes: the reader set it aside (a rejected sheet).
+
+    It is still in its container, so the audit exports count it: Arlo numbers
+    the ballots of a batch 1..N and auditors count through the box to reach
+    "ballot k". A duplicate (the same images fed again) is no sheet of paper
+    and is not one of these.
+    """
+
+    batch: str
+    position: int
+    vote_type: str
+    reason: str
+    precinct_id: str = ""
+    tabulator: str = "1"
+
+    def __post_init__(self) -> None:
+        if self.vote_type not in VOTE_TYPES:
+            raise ReportError(f"set-aside sheet {self.batch!r} #{self.position}: vote type {self.vote_type!r} "
+                              f"is not one of {', '.join(VOTE_TYPES)}")
+        if not isinstance(self.position, int) or self.position < 1:
+            raise ReportError(f"set-aside sheet in batch {self.batch!r}: position must be a whole number from 1")
+
+    @property
+    def place(self) -> tuple[str, str, int]:
+        return (self.tabulator, self.batch, self.position)
