@@ -178,6 +178,52 @@ def test_a_store_refuses_a_second_election_and_a_batch_its_other_vote_type(tmp_p
     assert "vote type election_day" in line
 
 
+def test_resuming_a_batch_with_another_tabulator_or_operator_is_refused_in_one_line(tmp_path, good_scans):
+    db = tmp_path / "store.db"
+    sheet = [good_scans / "sheet-00001-front.jpg", good_scans / "sheet-00001-back.jpg"]
+    assert tabulate(*scan_args(sheet, db, "A", "--tabulator", "7", "--operator", "kim")).returncode == 0
+    line = one_line_error(tabulate(*scan_args(sheet, db, "A", "--operator", "kim")))
+    assert "batch 'A' was opened with tabulator 7, this run 1" in line
+    line = one_line_error(tabulate(*scan_args(sheet, db, "A", "--tabulator", "7", "--operator", "lee")))
+    assert "operator kim, this run lee" in line
+
+
+def _event_count(db: Path) -> int:
+    store = open_store(db, create=False)
+    try:
+        return len(list(store.events()))
+    finally:
+        store.close()
+
+
+def test_a_second_scan_into_a_batch_another_process_is_scanning_is_refused(tmp_path, good_scans, capsys):
+    """Two scans into one batch at once would interleave their positions; the second is refused before it
+    opens the batch. Another batch of the same store may be scanned meanwhile, and a killed scan's lock goes
+    with it."""
+    from tabulate.cli import main
+    from tabulate.store.batch_lock import BatchBusyError, BatchLock
+
+    db = tmp_path / "store.db"
+    first = tmp_path / "first"
+    _many_sheets(first, good_scans, 4)
+    proc = _start_paused(scan_args([first], db, "A"), 0)  # holds batch A, nothing committed
+    try:
+        events = _event_count(db)
+        assert main(list(map(str, scan_args([good_scans], db, "A")))) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == ["tabulate: batch 'A' is being scanned by another process right now; wait for that scan "
+                       "to finish, or scan these sheets into another batch"]
+        assert _event_count(db) == events  # the refused scan changed nothing
+        with BatchLock(db, "B"):
+            pass
+        with pytest.raises(BatchBusyError):
+            BatchLock(db, "A").acquire()
+    finally:
+        _kill(proc)
+    with BatchLock(db, "A"):  # the kernel let go of the killed scan's lock
+        pass
+
+
 # -- exactly once, across SIGKILL ----------------------------------------------------------------
 def _many_sheets(folder: Path, good_scans: Path, n: int) -> None:
     """``n`` distinct sheets from the ten good ones: bytes after a JPEG's end marker change its
@@ -198,25 +244,26 @@ def _committed(db: Path) -> int:
         return 0
 
 
-def _kill_at(args, db: Path, pause_after: int) -> None:
-    """Start ``tabulate scan`` with the test hook that stops it once it has committed ``pause_after``
-    sheets, SIGKILL it there, and check that its reader processes go by themselves.
-
-    The kill point is a count of committed sheets, never a time: the test passes at any machine speed.
-    """
+def _start_paused(args, pause_after: int) -> subprocess.Popen:
+    """Start ``tabulate scan`` with the test hook that stops it for good once it has committed ``pause_after``
+    sheets, and return once it is there. The point is a count of committed sheets, never a time."""
     env = {**os.environ, TEST_PAUSE_ENV: str(pause_after)}
     proc = subprocess.Popen([sys.executable, "-m", "tabulate.cli", *map(str, args)], cwd=REPO, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines = []
+    for line in proc.stderr:  # blocks until the run reaches its pause (or ends without it)
+        lines.append(line)
+        if line.startswith(TEST_PAUSE_MARK):
+            assert line.startswith(f"{TEST_PAUSE_MARK} {pause_after} sheet(s)"), line
+            return proc
+    _kill(proc)
+    pytest.fail(f"the scan ended before committing {pause_after} sheets: {''.join(lines)}")
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """SIGKILL the scan (the main process only, as a crash would) and check its reader processes go by themselves."""
     try:
-        lines = []
-        for line in proc.stderr:  # blocks until the run reaches its pause (or ends without it)
-            lines.append(line)
-            if line.startswith(TEST_PAUSE_MARK):
-                break
-        else:
-            pytest.fail(f"the scan ended before committing {pause_after} sheets: {''.join(lines)}")
-        assert line.startswith(f"{TEST_PAUSE_MARK} {pause_after} sheet(s)"), line
-        os.kill(proc.pid, signal.SIGKILL)  # the main process only, as a crash would
+        os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)
         # Orphaned readers notice their parent is gone and exit by themselves (a hang guard, not a timing test).
         deadline = time.monotonic() + 60
@@ -236,6 +283,10 @@ def _kill_at(args, db: Path, pause_after: int) -> None:
         proc.stderr.close()
 
 
+def _kill_at(args, pause_after: int) -> None:
+    _kill(_start_paused(args, pause_after))
+
+
 def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points: list[int]) -> None:
     """Kill a scan after each number of committed sheets in turn (each run resuming the last), finish it,
     and compare with an uninterrupted run."""
@@ -249,7 +300,7 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points: list[int]) 
     db = tmp_path / "crashed.db"
     for pause_after in kill_points:
         at_start = _committed(db)
-        _kill_at(scan_args([folder], db), db, pause_after)
+        _kill_at(scan_args([folder], db), pause_after)
         assert _committed(db) == at_start + pause_after
     before = _committed(db)
     assert before == sum(kill_points) < sheets
