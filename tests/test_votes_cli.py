@@ -159,3 +159,26 @@ def test_write_in_asks_the_resolver_from_the_shell_and_cites_the_clause(capsys):
         assert main(["write-in", "X", "--election", ELECTION, "--contest", contest]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and words in err[0]
+
+
+def test_a_write_in_of_the_candidate_the_voter_also_marked_is_no_overvote_and_the_mark_stands():
+    """§2(2)(b) makes a named candidate plus a write-in an overvote only for "the name of a different person";
+    §4(2): "A write-in vote for a candidate whose name appears on the ballot for the same office shall not be
+    counted"; so the mark stands. Another person's name beside the mark is the overvote."""
+    from tabulate.election import load_election
+    from tabulate.rules import BallotMarks, OptionMark, apply_write_in_names
+
+    election = load_election(ELECTION)
+
+    def senate(name):
+        marks = {"us-senate": {"sen-brennan": OptionMark(scan="marked"),
+                               "write-in-1": OptionMark(scan="marked", write_in_ink=True, write_in_name=name)}}
+        named = apply_write_in_names(election, BallotMarks("x", "1", marks))
+        return named.votes.contest("us-senate"), named.named[0]
+
+    same, line = senate("Maria Brennan")
+    assert (same.status, same.selections) == ("valid", ("sen-brennan",))
+    assert line.decision.clause == "31 KAR 6:030 §4(2)" and "the mark for sen-brennan stands" in line.effect
+    other, line = senate("Jenna Foster")
+    assert (other.status, other.selections) == ("overvote", ())
+    assert line.decision.candidate_id == "sen-wi-foster" and "overvote" in line.effect

@@ -17,7 +17,7 @@ from typing import Mapping
 from ..election import Contest, Election
 from . import _clauses as K
 from ._apply import apply_rules
-from ._contest import contest_status
+from ._contest import contest_status, read_contest
 from ._write_in import WriteInDecision, resolve_write_in
 from .types import BallotMarks, BallotVotes, ContestVotes, OptionMark
 
@@ -53,12 +53,14 @@ def _names(marks: BallotMarks, contest: Contest) -> dict[str, str]:
             if oid in lines and m.write_in_name and m.write_in_name.strip()}
 
 
-def _adjust(marks: dict[str, OptionMark], contest: Contest, cv: ContestVotes, decisions: dict[str, WriteInDecision],
-            straight_party: str | None, fwab: bool) -> dict[str, str]:
-    """Change ``marks`` where the law gives the vote to another option; return option id -> effect."""
+def _adjust(marks: dict[str, OptionMark], contest: Contest, own: tuple[str, ...],
+            decisions: dict[str, WriteInDecision], straight_party: str | None, fwab: bool) -> dict[str, str]:
+    """Change ``marks`` where the law gives the vote to another option; return option id -> effect.
+
+    ``own`` are the voter's own selections (before straight party and the overvote rule).
+    """
     effects: dict[str, str] = {}
     on_ballot = {c.id for c in contest.candidates}
-    own = [s for s in cv.selections if not cv.from_straight_party]
     for oid, d in decisions.items():
         if d.outcome == "candidate" and d.candidate_id in on_ballot and fwab:
             # 31 KAR 5:011 §2 suspends §4(2): on an FWAB a written name of a candidate on the ballot is their vote.
@@ -106,12 +108,14 @@ def apply_write_in_names(election: Election, marks: BallotMarks) -> NamedVotes:
         mine = {oid: resolve_write_in(name, contest, election, fwab=marks.fwab)
                 for oid, name in _names(marks, contest).items()}
         decisions.update({(contest.id, oid): d for oid, d in mine.items()})
-        counted = {oid: d for oid, d in mine.items() if oid in cv.selections}
-        changed = _adjust(adjusted.setdefault(contest.id, {}), contest, cv, counted, votes.straight_party, marks.fwab)
+        own = read_contest(contest, marks.marks.get(contest.id, {}), fwab=marks.fwab)
+        counted = {oid: d for oid, d in mine.items() if oid in own.write_ins}
+        changed = _adjust(adjusted.setdefault(contest.id, {}), contest, own.votes, counted, votes.straight_party,
+                          marks.fwab)
         effects.update({(contest.id, oid): e for oid, e in changed.items()})
         changed_any |= bool(changed)
         for oid in mine:
-            if oid not in cv.selections:
+            if oid not in own.write_ins:
                 effects[(contest.id, oid)] = "not a vote: the write-in target is not marked (§2(1)(b))"
     if changed_any:
         votes = apply_rules(election, replace(marks, marks=adjusted))
@@ -148,6 +152,10 @@ def _fold(election: Election, marks: BallotMarks, votes: BallotVotes,
     queued = set(election.adjudication.reasons)
     votes = replace(votes, contests=tuple(contests), reasons=reasons,
                     needs_review=any(r.code in queued for r in reasons))
+    overvoted = {cv.contest_id for cv in votes.contests if cv.status == "overvote"}
+    for (cid, oid) in decisions:
+        if cid in overvoted:  # a named candidate and "the name of a different person": neither counts
+            effects.setdefault((cid, oid), f"part of an overvote: no option gets the vote ({K.CANDIDATE_PLUS_WRITE_IN})")
     named = tuple(NamedWriteIn(cid, oid, _names(marks, election.contest(cid))[oid], d,
                                effects.get((cid, oid), "a person decides"))
                   for (cid, oid), d in decisions.items())
