@@ -16,11 +16,10 @@ import json
 import re
 
 import pytest
+from test_scan_support import OVERVOTE, PLAIN, election, fake_interpreter, page_text
 
 from tabulate.cli import main
 from tabulate.store import PageImage, SheetOutcome, open_store, sheet_identity
-
-from test_scan_support import OVERVOTE, PLAIN, election, fake_interpreter, page_text
 
 #: Arlo's counting-group allow-list (what a jurisdiction's "sample extra batches by counting group" accepts).
 ARLO_COUNTING_GROUPS = {"Advanced Voting", "Advance Voting", "Election Day", "Elections Day", "Absentee by Mail",

@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 import simplejpeg
 
-from tabulate.ballots.render import render_page
 from tabulate.ballots.samples import write_samples
 from tabulate.central.pipeline import TEST_PAUSE_ENV, TEST_PAUSE_MARK
 from tabulate.election import parse_election
 from tabulate.election.layout import layout_style
+from tabulate.election.render import render_page
 from tabulate.store import open_store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -313,6 +313,7 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points: list[int]) 
     assert status.returncode == 0 and "hash chain intact" in status.stdout
 
 
+@pytest.mark.slow
 def test_a_scan_killed_at_several_points_and_rerun_counts_exactly_what_an_uninterrupted_scan_counts(
         tmp_path, good_scans):
     # During start-up (readers running, nothing committed), mid-batch, and just after a resumed run's first commit.

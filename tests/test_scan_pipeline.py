@@ -15,12 +15,6 @@ import tracemalloc
 import numpy as np
 import pytest
 import tifffile
-
-from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, run_batch
-from tabulate.central.pages import PageLoadError, load_page
-from tabulate.central.report import format_summary
-from tabulate.central.sources import PageSource
-from tabulate.store import open_store
 from test_scan_support import (
     ELECTION_PATH,
     OVERVOTE,
@@ -31,6 +25,12 @@ from test_scan_support import (
     page_text,
     write_sheet,
 )
+
+from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, run_batch
+from tabulate.central.pages import PageLoadError, load_page
+from tabulate.central.report import format_summary
+from tabulate.central.sources import PageSource
+from tabulate.store import open_store
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def _store_arguments(p: argparse.ArgumentParser, *, out_required: bool = False, final: bool = False) -> None:
@@ -83,7 +83,7 @@ def _records(db: str, *, set_aside: bool = False):
         records = list(adjudicated_records(store, conn))
         if not set_aside:
             return election, records
-        return election, records, _set_aside(store, {r.place for r in records})
+        return election, records, _set_aside(store, {(r.tabulator, r.batch, r.position) for r in records})
     except StoreError as e:
         raise UsageError(str(e)) from None
     finally:

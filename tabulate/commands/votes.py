@@ -6,7 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from ..cli import UsageError
 from ..election import Election, load_election
 from ..rules import (
     CLAUSE_TEXT,
@@ -18,6 +17,7 @@ from ..rules import (
     resolve_write_in,
     votes_to_dict,
 )
+from .errors import UsageError
 
 
 def register(subparsers) -> None:

@@ -20,13 +20,13 @@ from .records import (
     VOTE_TYPE_LABELS,
     BallotRecord,
     ReportError,
-    SetAsideSheet,
 )
 from .results import results_csv, results_json, results_table
 from .rla import (
     ARLO_CONTAINERS,
     ARLO_COUNTING_GROUPS,
     MANIFEST_COLUMNS,
+    SetAsideSheet,
     arlo_ballot_manifest_csv,
     awaiting_review,
     dominion_cvr_csv,
@@ -34,10 +34,9 @@ from .rla import (
 from .tally import BallotCounts, ContestCounts, ContestTally, Tally, WriteInCounts, tally_records
 
 __all__ = [
-    "ABSENTEE_VOTE_TYPES", "ARLO_CONTAINERS", "ARLO_COUNTING_GROUPS", "MANIFEST_COLUMNS", "NIST_COUNT_ITEM_TYPES", "REPORTED_VOTE_TYPES",
-    "VOTE_TYPE_LABELS", "BallotCounts", "BallotRecord", "ContestCounts", "ContestTally", "ReportError",
-    "SetAsideSheet", "Tally", "awaiting_review",
-    "WriteInCounts", "arlo_ballot_manifest_csv", "cast_vote_record", "cast_vote_record_report", "dominion_cvr_csv",
+    "ABSENTEE_VOTE_TYPES", "ARLO_CONTAINERS", "ARLO_COUNTING_GROUPS", "MANIFEST_COLUMNS", "NIST_COUNT_ITEM_TYPES",
+    "REPORTED_VOTE_TYPES", "VOTE_TYPE_LABELS", "BallotCounts", "BallotRecord", "ContestCounts", "ContestTally",
+    "ReportError", "SetAsideSheet", "Tally", "WriteInCounts", "awaiting_review", "arlo_ballot_manifest_csv", "cast_vote_record", "cast_vote_record_report", "dominion_cvr_csv",
     "election_results_report", "results_csv", "results_json", "results_table", "tally_records",
     "unofficial_display", "unofficial_results", "unofficial_results_csv", "write_cast_vote_record_report",
     "write_in_threshold_met", "zero_file",

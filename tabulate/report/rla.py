@@ -40,11 +40,13 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Iterable, Union
+from dataclasses import dataclass
+from typing import Iterable
 
 from .. import __version__
+from ..core.vote_types import VOTE_TYPES
 from ..election.model import Contest, Election
-from .records import BallotRecord, ReportError, SetAsideSheet
+from .records import BallotRecord, ReportError
 from .results import display_name, option_party
 from .tally import ElectionIndex, check_record
 
@@ -53,7 +55,39 @@ MANIFEST_COLUMNS: tuple[str, ...] = ("Container", "Tabulator", "Batch Name", "Nu
 #: The manifest column a hybrid audit needs: Y where the batch's ballots have CVRs.
 HYBRID_COLUMN = "CVR"
 
-Sheet = Union[BallotRecord, SetAsideSheet]
+
+
+@dataclass(frozen=True)
+class SetAsideSheet:
+    """A sheet of paper in a batch that carries no votes: the reader set it aside (a rejected sheet).
+
+    It is still in its container, so the audit exports count it: Arlo numbers
+    the ballots of a batch 1..N and auditors count through the box to reach
+    "ballot k". A duplicate (the same images fed again) is no sheet of paper
+    and is not one of these.
+    """
+
+    batch: str
+    position: int
+    vote_type: str
+    reason: str
+    precinct_id: str = ""
+    tabulator: str = "1"
+
+    def __post_init__(self) -> None:
+        if self.vote_type not in VOTE_TYPES:
+            raise ReportError(f"set-aside sheet {self.batch!r} #{self.position}: vote type {self.vote_type!r} "
+                              f"is not one of {', '.join(VOTE_TYPES)}")
+        if not isinstance(self.position, int) or self.position < 1:
+            raise ReportError(f"set-aside sheet in batch {self.batch!r}: position must be a whole number from 1")
+
+
+Sheet = BallotRecord | SetAsideSheet
+
+
+def place(sheet: Sheet) -> tuple[str, str, int]:
+    """Where the paper is: (tabulator, batch, position in the batch as scanned)."""
+    return (sheet.tabulator, sheet.batch, sheet.position)
 
 #: The id columns of a Dominion CVR export (row 4, before the choices).
 DOMINION_ID_COLUMNS: tuple[str, ...] = (
@@ -83,7 +117,7 @@ def _ordered(records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet]
 
     Raises `ReportError` on a repeated sheet or place, or a batch of two vote types.
     """
-    out: list[Sheet] = sorted([*records, *set_aside], key=lambda r: (*r.place, getattr(r, "ballot_id", "")))
+    out: list[Sheet] = sorted([*records, *set_aside], key=lambda r: (*place(r), getattr(r, "ballot_id", "")))
     ids: set[str] = set()
     places: set[tuple[str, str, int]] = set()
     batch_type: dict[tuple[str, str], str] = {}
@@ -92,17 +126,18 @@ def _ordered(records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet]
             if r.ballot_id in ids:
                 raise ReportError(f"ballot {r.ballot_id!r} appears twice")
             ids.add(r.ballot_id)
-        if r.place in places:
+        if place(r) in places:
             raise ReportError(f"two sheets at position {r.position} of batch {r.batch!r} on tabulator {r.tabulator!r}")
-        vt = batch_type.setdefault(r.place[:2], r.vote_type)
+        vt = batch_type.setdefault(place(r)[:2], r.vote_type)
         if vt != r.vote_type:
             raise ReportError(f"batch {r.batch!r} on tabulator {r.tabulator!r} holds both {vt} and {r.vote_type} "
                               f"ballots; a batch has one vote type")
-        places.add(r.place)
-    numbered, batch, k = [], None, 0
+        places.add(place(r))
+    numbered: list[tuple[int, Sheet]] = []
+    batch, k = None, 0
     for r in out:
-        k = k + 1 if r.place[:2] == batch else 1
-        batch = r.place[:2]
+        k = k + 1 if place(r)[:2] == batch else 1
+        batch = place(r)[:2]
         numbered.append((k, r))
     return numbered
 
@@ -118,7 +153,7 @@ def arlo_ballot_manifest_csv(records: Iterable[BallotRecord], set_aside: Iterabl
     """
     counts: dict[tuple[str, str], list] = {}
     for _k, r in _ordered(records, set_aside):
-        counts.setdefault(r.place[:2], [ARLO_COUNTING_GROUPS[r.vote_type], 0])[1] += 1
+        counts.setdefault(place(r)[:2], [ARLO_COUNTING_GROUPS[r.vote_type], 0])[1] += 1
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(MANIFEST_COLUMNS + ((HYBRID_COLUMN,) if hybrid else ()))

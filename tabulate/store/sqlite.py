@@ -58,7 +58,7 @@ _CHUNK = 500
 def _batch_differences(batch: Batch, **given) -> list[str]:
     """``"<what> <opened with>, this run <given>"`` for each detail a resumed batch would change."""
     names = {"vote_type": "vote type", "precinct_id": "precinct", "tabulator": "tabulator", "operator": "operator"}
-    shown = lambda v: "none" if v is None else str(v)  # noqa: E731
+    shown = lambda v: "none" if v is None else str(v)
     return [f"{names[k]} {shown(getattr(batch, k))}, this run {shown(v)}"
             for k, v in given.items() if getattr(batch, k) != v]
 
