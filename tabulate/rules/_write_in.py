@@ -76,7 +76,10 @@ def _slate_clause(contest: Contest) -> str:
     4(11): the same for President and Vice President. The election definition refuses a slate contest
     whose ``office`` is neither.
     """
-    return {"president": K.PRESIDENT_SLATE, "governor": K.GOVERNOR_SLATE}[contest.office]
+    clause = {"president": K.PRESIDENT_SLATE, "governor": K.GOVERNOR_SLATE}.get(contest.office or "")
+    if clause is None:  # the election loader refuses such a contest; a hand-built one is a bug
+        raise ValueError(f"slate contest {contest.id!r} has office {contest.office!r}, not president or governor")
+    return clause
 
 
 def resolve_write_in(name: str, contest: Contest, election: Election | None = None, *, fwab: bool = False,

@@ -33,6 +33,8 @@ except ImportError:  # Windows: no POSIX record locks
 class BatchBusyError(StoreError):
     """Another process is scanning into this batch right now."""
 
+    code = "store_batch_busy"
+
 
 def lock_path(db: str | Path) -> Path:
     """The lock file of a store: ``<store>-scan.lock`` beside it."""
