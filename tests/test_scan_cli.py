@@ -178,14 +178,21 @@ def test_a_store_refuses_a_second_election_and_a_batch_its_other_vote_type(tmp_p
     assert "vote type election_day" in line
 
 
-def test_resuming_a_batch_with_another_tabulator_or_operator_is_refused_in_one_line(tmp_path, good_scans):
+def test_resuming_a_batch_with_another_tabulator_or_operator_is_refused_in_one_line(tmp_path, good_scans, capsys):
+    from tabulate.cli import main
+
     db = tmp_path / "store.db"
     sheet = [good_scans / "sheet-00001-front.jpg", good_scans / "sheet-00001-back.jpg"]
     assert tabulate(*scan_args(sheet, db, "A", "--tabulator", "7", "--operator", "kim")).returncode == 0
-    line = one_line_error(tabulate(*scan_args(sheet, db, "A", "--operator", "kim")))
-    assert "batch 'A' was opened with tabulator 7, this run 1" in line
-    line = one_line_error(tabulate(*scan_args(sheet, db, "A", "--tabulator", "7", "--operator", "lee")))
-    assert "operator kim, this run lee" in line
+
+    def refused(*extra) -> str:  # refused before any sheet is read: in-process is enough
+        assert main(list(map(str, scan_args(sheet, db, "A", *extra)))) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("tabulate: "), lines
+        return lines[0]
+
+    assert "batch 'A' was opened with tabulator 7, this run 1" in refused("--operator", "kim")
+    assert "operator kim, this run lee" in refused("--tabulator", "7", "--operator", "lee")
 
 
 def _event_count(db: Path) -> int:
