@@ -38,7 +38,6 @@ overvote. The rules' outcome (no choice credited, 31 KAR 6:030 Section
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass
 from typing import Iterable
@@ -46,6 +45,7 @@ from typing import Iterable
 from .. import __version__
 from ..core.vote_types import VOTE_TYPES
 from ..election.model import Contest, Election
+from .csvsafe import writer as csv_writer
 from .records import BallotRecord, ReportError
 from .results import display_name, option_party
 from .tally import ElectionIndex, check_record
@@ -155,7 +155,7 @@ def arlo_ballot_manifest_csv(records: Iterable[BallotRecord], set_aside: Iterabl
     for _k, r in _ordered(records, set_aside):
         counts.setdefault(place(r)[:2], [ARLO_COUNTING_GROUPS[r.vote_type], 0])[1] += 1
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(MANIFEST_COLUMNS + ((HYBRID_COLUMN,) if hybrid else ()))
     for (tab, batch), (container, n) in counts.items():
         w.writerow([container, tab, batch, n] + (["Y"] if hybrid else []))
@@ -247,5 +247,5 @@ def dominion_cvr_csv(election: Election, records: Iterable[BallotRecord],
         else:
             rows.append(ids + [r.style_id] + _vote_cells(election, r, ix))
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
+    csv_writer(out, lineterminator="\n").writerows(rows)
     return out.getvalue()
