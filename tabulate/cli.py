@@ -24,6 +24,9 @@ COMMAND_MODULES = (
     "reports",
     "store_reports",
     "review",
+    "testdeck",
+    "recanvass",
+    "recount",
 )
 
 
