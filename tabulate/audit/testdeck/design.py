@@ -152,22 +152,28 @@ def _straight(marks: list[tuple[str, str]]) -> str | None:
     return parties[0] if len(parties) == 1 else None
 
 
-def _distinct_totals(contest: Contest, base: Mapping[str, int]) -> dict[str, int]:
-    """Every option's final total: above what the fixed ballots give it, and different from every other option's.
+def _distinct_totals(contest: Contest, marked: Mapping[str, int], straight: Mapping[str, int]) -> dict[str, int]:
+    """How many counted marks each option's target gets in the whole deck.
 
-    Options are taken in ballot order; each gets the smallest total not yet
-    used that leaves it at least one vote of its own (Section 3(4)(a), and a
-    write-in vote on every write-in line, 3(4)(e)).
+    Two swapped targets exchange their *marks*, not the straight-party votes
+    (those come from the party's target), so the marks at each target differ
+    from every other option's, and so do the totals (marks plus straight-party
+    votes). Options are taken in ballot order; each gets the smallest count
+    that keeps both different and leaves it at least one vote from a ballot of
+    the series (Section 3(4)(a), and a write-in vote on every write-in line,
+    3(4)(e)).
     """
-    used: set[int] = set()
-    totals = {}
+    used_marks: set[int] = set()
+    used_totals: set[int] = set()
+    out = {}
     for o in contest.options:
-        t = base.get(o.id, 0) + 1
-        while t in used:
-            t += 1
-        used.add(t)
-        totals[o.id] = t
-    return totals
+        m = marked.get(o.id, 0) + 1
+        while m in used_marks or m + straight.get(o.id, 0) in used_totals:
+            m += 1
+        used_marks.add(m)
+        used_totals.add(m + straight.get(o.id, 0))
+        out[o.id] = m
+    return out
 
 
 def _vote_ballots(contests: tuple[Contest, ...], need: dict[str, dict[str, int]]) -> list[list[tuple[str, str]]]:
@@ -203,13 +209,16 @@ def design_style_deck(election: Election, style_id: str) -> StyleDeck:
     style = election.style(style_id)
     contests = tuple(election.contest(cid) for cid in style.contests)
     fixed = _fixed_ballots(election, contests)
-    base: dict[str, dict[str, int]] = {c.id: {} for c in contests}
+    marked: dict[str, dict[str, int]] = {c.id: {} for c in contests}
+    by_party: dict[str, dict[str, int]] = {c.id: {} for c in contests}
     for _purpose, marks in fixed:
         straight = _straight(marks)
+        own = {(c, o) for c, o in marks}
         for c in contests:
             for o in _counted(c, marks, straight) or ():
-                base[c.id][o] = base[c.id].get(o, 0) + 1
-    need = {c.id: {o: t - base[c.id].get(o, 0) for o, t in _distinct_totals(c, base[c.id]).items()}
+                tally = marked if (c.id, o) in own else by_party
+                tally[c.id][o] = tally[c.id].get(o, 0) + 1
+    need = {c.id: {o: t - marked[c.id].get(o, 0) for o, t in _distinct_totals(c, marked[c.id], by_party[c.id]).items()}
             for c in contests}
     every = fixed + [("votes", marks) for marks in _vote_ballots(contests, need)]
     names = {c.id: _write_in_name(c) for c in contests}
