@@ -23,13 +23,14 @@ COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def _sufficiency(c: RecanvassedContest) -> str:
+def _sufficiency(election: Election, c: RecanvassedContest) -> str:
     m = c.margin
     if m is None or m.margin is None:
         return "no margin (question, or no defeated candidate)"
     verdict = "SUFFICIENT for a recanvass request" if m.recanvass_sufficient else "not under 1 %"
     return (f"margin {m.margin} of {m.votes_cast} votes cast ({m.percent:.3f} %) between "
-            f"{m.elected[-1]} and {m.first_defeated}: {verdict} (KRS 117.305(1))")
+            f"{option_label(election, c.contest_id, m.elected[-1])} and "
+            f"{option_label(election, c.contest_id, m.first_defeated)}: {verdict} (KRS 117.305(1))")
 
 
 def _rows(election: Election, c: RecanvassedContest) -> list[tuple]:
@@ -51,7 +52,7 @@ def recanvass_text(r: Recanvass) -> str:
         out.append(f"{contest_title(e, c.contest_id)} [{c.contest_id}] — precincts {', '.join(c.precincts)}")
         out.append(f"  {'candidate':<40} {'machine':>8} {'absentee':>8} {'provis.':>8} {'total':>8}")
         out += [f"  {n[:40]:<40} {a:8d} {b:8d} {p:8d} {t:8d}" for n, a, b, p, t in _rows(e, c)]
-        out.append(f"  {_sufficiency(c)}")
+        out.append(f"  {_sufficiency(e, c)}")
         for d in c.differences:
             out.append(f"  DIFFERENCE precinct {d.precinct_id}, {option_label(e, c.contest_id, d.option_id)}, "
                        f"{d.vote_type}: reported {d.reported}, recanvassed {d.recanvassed} ({d.change:+d})")
@@ -72,7 +73,7 @@ def sbe49a_form(r: Recanvass) -> Form:
                      ("Precincts", ", ".join(c.precincts)), ("Compared with", f"unofficial results of {r.snapshot_at}")))
         form.table(("Candidate", "Machine votes", "Absentee votes", "Provisional votes", "Total votes"),
                    _rows(e, c), widths=(2.9, 1.0, 1.0, 1.0, 1.0))
-        form.paragraph(_sufficiency(c), size=9)
+        form.paragraph(_sufficiency(e, c), size=9)
         if c.differences:
             form.heading(f"Differences from the unofficial results ({len(c.differences)})")
             form.table(("Precinct", "Candidate", "Vote type", "Reported", "Recanvassed"),

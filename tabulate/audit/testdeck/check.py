@@ -129,7 +129,7 @@ def compare_style(election: Election, tally: TallySheet, sheets: Iterable[ReadSh
 
 
 def swapped_pairs(result: StyleResult) -> list[tuple[str, str, str]]:
-    """Pairs of options whose expected and counted totals are exchanged: ``(contest, a, b)``.
+    """Pairs of options where what one counted too many the other counted too few: ``(contest, a, b)``.
 
     The signature of two targets swapped between the printed ballot and the
     tabulator's layout; the deck gives every option of a contest a different
@@ -143,7 +143,8 @@ def swapped_pairs(result: StyleResult) -> list[tuple[str, str, str]]:
     for cid, lines in by_contest.items():
         for i, a in enumerate(lines):
             for b in lines[i + 1:]:
-                if a.expected == b.counted and b.expected == a.counted:
+                # A swap moves the marks of each target to the other: what one gains the other loses.
+                if a.counted - a.expected == b.expected - b.counted:
                     pairs.append((cid, a.option_id, b.option_id))
     return pairs
 
@@ -156,10 +157,13 @@ def findings(result: DeckResult, election: Election) -> list[str]:
         if s.ballots_read != s.ballots_expected:
             out.append(f"style {s.style_id}: {s.ballots_read} sheets read, the deck has {s.ballots_expected}")
         paired = set()
+        lines = {(line.contest_id, line.option_id): line for line in s.lines}
         for cid, a, b in swapped_pairs(s):
+            a_line, b_line = lines[(cid, a)], lines[(cid, b)]
             out.append(f"style {s.style_id}: {contest_title(election, cid)}: the targets of "
                        f"{option_label(election, cid, a)} [{a}] and {option_label(election, cid, b)} [{b}] look swapped "
-                       f"(each counted the other's predetermined total)")
+                       f"(expected {a_line.expected} and {b_line.expected}, counted {a_line.counted} and "
+                       f"{b_line.counted})")
             paired |= {(cid, a), (cid, b)}
         for line in s.mismatches():
             if (line.contest_id, line.option_id) in paired:

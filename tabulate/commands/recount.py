@@ -1,0 +1,135 @@
+"""``tabulate recount``: recount one race from the stored images (31 KAR 4:220 Sections 9-10, KRS 120.157)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+from pathlib import Path
+
+from ..cli import UsageError
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "recount", help="recount one race: re-read the stored images, SBE 82 per tabulator, SBE 49 (4:220)",
+        description="Re-read every stored sheet of the race with today's reader (31 KAR 6:030 Section 2(1)), "
+                    "set aside what does not read after three attempts (damaged) or overvotes the race "
+                    "(31 KAR 4:220 Section 9(3)-(4)), apply the Section 9(11) test, fold in the county board's "
+                    "majority decisions (made in `tabulate review serve`, board mode) when the set-aside "
+                    "ballots could overcome the margin, and write the SBE 82-like form per tabulator, the "
+                    "SBE 49-like totals, and the recount beside the original count. Exit status 3 while "
+                    "ballots await the board.")
+    p.add_argument("--db", required=True, metavar="FILE", help="the election's store")
+    p.add_argument("--contest", required=True, metavar="ID", help="the race to recount")
+    p.add_argument("--tabulator", metavar="ID", help="only the sheets this tabulator scanned")
+    p.add_argument("--out", type=Path, metavar="DIR", help="write recount.txt, recount-sbe82.pdf, recount-sbe49.pdf")
+    p.add_argument("--send-to-board", action="store_true",
+                   help="put the set-aside ballots awaiting the board in the review queue for the board")
+    p.set_defaults(func=run_recount)
+
+
+def _original(store, conn, election, contest_id):
+    """The original count: each sheet's selections in the race (None if it was not counted), and the race's counts."""
+    from ..adjudicate import adjudicated_records
+    from ..report import tally_records
+
+    records = list(adjudicated_records(store, conn))
+    by_identity = {}
+    for r in records:
+        if r.status != "counted":
+            continue
+        try:
+            by_identity[r.ballot_id] = r.votes.contest(contest_id).selections
+        except KeyError:
+            continue
+    counts = tally_records(election, records).contest(contest_id).counts()
+    return by_identity, counts
+
+
+def board_decisions(conn, contest_id: str) -> dict:
+    """The county board's current majority decisions (31 KAR 4:220 Section 9(12)(a)), by sheet id."""
+    from ..adjudicate.panels import BOARD
+    from ..adjudicate.records import current_decisions, votes_from_dict
+    from ..audit.recount import BoardDecision
+
+    out = {}
+    for sheet_id, row in current_decisions(conn).items():
+        if row["panel"] != BOARD:
+            continue
+        votes = votes_from_dict(json.loads(row["after_votes"]))
+        try:
+            selections = votes.contest(contest_id).selections
+        except KeyError:
+            selections = ()
+        out[int(sheet_id)] = BoardDecision(int(sheet_id), tuple(selections), tuple(json.loads(row["members"])),
+                                           row["created_at"], row["id"])
+    return out
+
+
+def _send(store, conn, result, actor: str) -> list[str]:
+    from ..adjudicate import StoreSource, migrate
+    from ..adjudicate.queue import send_to_board
+
+    migrate(conn)
+    source = StoreSource(store)
+    done = []
+    for b in result.awaiting_board:
+        what = send_to_board(conn, source, str(b.sheet_id), actor=actor, code=f"recount_{b.set_aside}",
+                             detail=f"recount of {result.contest.title}: {b.why}", contest_id=result.contest.id)
+        done.append(f"{b.label}: {what}")
+    return done
+
+
+def run_recount(args: argparse.Namespace) -> int:
+    from ..adjudicate.schema import connect
+    from ..audit.recount import recount_result, recount_sheets
+    from ..audit.recount_report import recount_text, sbe49_form, sbe82_form
+    from ..central.interpret import interpret_sheet
+    from ..report.pdf import write_form
+    from ..store import StoreError, open_store
+    from .store_reports import _log_export
+
+    try:
+        store = open_store(args.db, create=False)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    conn = connect(args.db)
+    try:
+        election = store.election()
+        if election is None:
+            raise UsageError(f"{args.db} holds no election yet")
+        try:
+            contest = election.contest(args.contest)
+        except KeyError:
+            raise UsageError(f"no contest {args.contest!r} in the store's election") from None
+        if contest.type != "candidate":
+            raise UsageError(f"{args.contest} is a question; a recount (31 KAR 4:220) is of a race")
+        original, counts = _original(store, conn, election, contest.id)
+        sheets = list(store.sheets())
+        ballots = recount_sheets(election, contest.id, sheets, interpret_sheet, tabulator=args.tabulator,
+                                 original={s.id: original.get(s.identity) for s in sheets})
+        if not ballots:
+            raise UsageError(f"no sheet of {args.contest}" + (f" on tabulator {args.tabulator}" if args.tabulator else ""))
+        result = recount_result(election, contest.id, ballots, decisions=board_decisions(conn, contest.id),
+                                original_counts=None if args.tabulator else counts)
+        text = recount_text(result)
+        print(text)
+        if args.send_to_board and result.awaiting_board:
+            for line in _send(store, conn, result, f"cli:{getpass.getuser()}"):
+                print(f"  sent to the board: {line}")
+            print("  the board decides them in `tabulate review serve` (board mode); then run this again")
+        if args.out:
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / "recount.txt").write_text(text, encoding="utf-8")
+            write_form(sbe82_form(result), args.out / "recount-sbe82.pdf")
+            write_form(sbe49_form(result), args.out / "recount-sbe49.pdf")
+            print(f"wrote {args.out / 'recount.txt'}, {args.out / 'recount-sbe82.pdf'}, {args.out / 'recount-sbe49.pdf'}")
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    finally:
+        conn.close()
+        store.close()
+    if args.out:
+        _log_export(args.db, "recount", args.out)
+    return 0 if result.complete else 3
