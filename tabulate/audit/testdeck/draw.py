@@ -86,19 +86,19 @@ def _ballot_pages(election: Election, layout: BallotLayout, deck: StyleDeck, num
 
 
 def _write_style(election: Election, deck: StyleDeck, folder: Path, misprint: Misprint | None,
-                 style_index: int) -> list[dict]:
+                 style_index: int, printable: bool) -> list[dict]:
     layout = layout_style(election, deck.style_id)
     if misprint is not None and misprint.contest_id in election.style(deck.style_id).contests:
         layout = misprinted_layout(layout, misprint)
     scans = folder / "scans"
     scans.mkdir(parents=True, exist_ok=True)
-    printable: list[np.ndarray] = []
+    pages_to_print: list[np.ndarray] = []
     entries = []
     size = (layout.pages[0].width_in, layout.pages[0].height_in)
     for b in deck.ballots:
         ink, scan = np.random.SeedSequence(DECK_SEED, spawn_key=(style_index, b.number)).spawn(2)
         pages = _ballot_pages(election, layout, deck, b.number, np.random.default_rng(ink))
-        printable += pages
+        pages_to_print += pages
         sheet = draw_scan(np.random.default_rng(scan), SCAN_PROFILES["default"], dpi=DECK_DPI, page_size_in=size)
         files = []
         for side, (pg, params) in zip(("front", "back"), zip(sheet.pages, sheet.params)):
@@ -109,16 +109,18 @@ def _write_style(election: Election, deck: StyleDeck, folder: Path, misprint: Mi
             files.append(f"scans/{name}")
         entries.append({"number": b.number, "purpose": b.purpose, "marks": [list(m) for m in b.marks],
                         "write_ins": [list(w) for w in b.write_ins], "files": files})
-    write_pdf(printable, folder / "deck.pdf", DECK_DPI)
+    if printable:
+        write_pdf(pages_to_print, folder / "deck.pdf", DECK_DPI)
     return entries
 
 
 def make_deck(election: Election, out: str | Path, *, styles: Iterable[str] | None = None,
-              misprint: Misprint | None = None) -> dict:
+              misprint: Misprint | None = None, printable: bool = True) -> dict:
     """Write the deck of every ballot style (or of ``styles``) under ``out``; return the manifest.
 
     ``out/style-<id>/deck.pdf`` is the printable deck, ``out/style-<id>/scans/``
     its scanned images, ``out/deck.json`` the manifest with the tally sheets.
+    ``printable=False`` leaves out the PDF (the slowest part: lossless pages).
     """
     known = [s.id for s in election.ballot_styles]
     chosen = list(styles) if styles else known
@@ -134,7 +136,7 @@ def make_deck(election: Election, out: str | Path, *, styles: Iterable[str] | No
         manifest["misprint"] = misprint.describe()
     for s in chosen:
         deck = design_style_deck(election, s)
-        ballots = _write_style(election, deck, root / f"style-{s}", misprint, known.index(s))
+        ballots = _write_style(election, deck, root / f"style-{s}", misprint, known.index(s), printable)
         manifest["styles"][s] = {"precinct": deck.precinct_id, "folder": f"style-{s}", "ballots": ballots,
                                  "tally_sheet": deck.tally.to_dict()}
     (root / "deck.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
