@@ -70,7 +70,8 @@ def sbe49a_form(r: Recanvass) -> Form:
             form.new_page()
         form.fields((("County", e.jurisdiction), ("Date of report", form_date().strftime("%Y-%m-%d")),
                      ("Date of election", e.date), ("Office", contest_title(e, c.contest_id)),
-                     ("Precincts", ", ".join(c.precincts)), ("Compared with", f"unofficial results of {r.snapshot_at}")))
+                     ("Precincts", ", ".join(c.precincts)),
+                     ("Compared with", f"unofficial results of {r.snapshot_at}")))
         form.table(("Candidate", "Machine votes", "Absentee votes", "Provisional votes", "Total votes"),
                    _rows(e, c), widths=(2.9, 1.0, 1.0, 1.0, 1.0))
         form.paragraph(_sufficiency(e, c), size=9)

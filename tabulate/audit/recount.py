@@ -297,8 +297,9 @@ def recount_result(election: Election, contest_id: str, ballots: Sequence[Recoun
     if not probe.board_needed:
         return replace(probe, changes=compare(ballots, board_counts=False))
     final = per_tabulator(True)
-    return RecountResult(election, contest, machine, final, machine_margin, race_margin(contest, _counts(contest, final)),
-                         original, compare(ballots, board_counts=True))
+    final_margin = race_margin(contest, _counts(contest, final))
+    return RecountResult(election, contest, machine, final, machine_margin, final_margin, original,
+                         compare(ballots, board_counts=True))
 
 
 def _with_board(b: RecountBallot, decision: BoardDecision | None) -> RecountBallot:

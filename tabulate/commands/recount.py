@@ -110,7 +110,8 @@ def run_recount(args: argparse.Namespace) -> int:
         ballots = recount_sheets(election, contest.id, sheets, interpret_sheet, tabulator=args.tabulator,
                                  original={s.id: original.get(s.identity) for s in sheets})
         if not ballots:
-            raise UsageError(f"no sheet of {args.contest}" + (f" on tabulator {args.tabulator}" if args.tabulator else ""))
+            where = f" on tabulator {args.tabulator}" if args.tabulator else ""
+            raise UsageError(f"no sheet of {args.contest}{where} in the store")
         result = recount_result(election, contest.id, ballots, decisions=board_decisions(conn, contest.id),
                                 original_counts=None if args.tabulator else counts)
         text = recount_text(result)
@@ -124,7 +125,8 @@ def run_recount(args: argparse.Namespace) -> int:
             (args.out / "recount.txt").write_text(text, encoding="utf-8")
             write_form(sbe82_form(result), args.out / "recount-sbe82.pdf")
             write_form(sbe49_form(result), args.out / "recount-sbe49.pdf")
-            print(f"wrote {args.out / 'recount.txt'}, {args.out / 'recount-sbe82.pdf'}, {args.out / 'recount-sbe49.pdf'}")
+            print(f"wrote {args.out / 'recount.txt'}, {args.out / 'recount-sbe82.pdf'}, "
+                  f"{args.out / 'recount-sbe49.pdf'}")
     except StoreError as e:
         raise UsageError(str(e)) from None
     finally:

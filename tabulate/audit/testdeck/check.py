@@ -161,7 +161,8 @@ def findings(result: DeckResult, election: Election) -> list[str]:
         for cid, a, b in swapped_pairs(s):
             a_line, b_line = lines[(cid, a)], lines[(cid, b)]
             out.append(f"style {s.style_id}: {contest_title(election, cid)}: the targets of "
-                       f"{option_label(election, cid, a)} [{a}] and {option_label(election, cid, b)} [{b}] look swapped "
+                       f"{option_label(election, cid, a)} [{a}] and {option_label(election, cid, b)} [{b}] "
+                       f"look swapped "
                        f"(expected {a_line.expected} and {b_line.expected}, counted {a_line.counted} and "
                        f"{b_line.counted})")
             paired |= {(cid, a), (cid, b)}

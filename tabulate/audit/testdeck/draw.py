@@ -50,7 +50,8 @@ class Misprint:
     def describe(self) -> str:
         if self.option_b is not None:
             return f"targets of {self.contest_id}/{self.option_a} and {self.option_b} swapped"
-        return f"target of {self.contest_id}/{self.option_a} moved by {self.move_in[0]:+.2f} in, {self.move_in[1]:+.2f} in"
+        dx, dy = self.move_in
+        return f"target of {self.contest_id}/{self.option_a} moved by {dx:+.2f} in, {dy:+.2f} in"
 
 
 def misprinted_layout(layout: BallotLayout, misprint: Misprint) -> BallotLayout:

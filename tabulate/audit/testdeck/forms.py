@@ -69,7 +69,8 @@ def _result_rows(election: Election, s: StyleResult) -> list[tuple[str, str, int
 def printout_text(election: Election, result: DeckResult, *, store_path: str = "") -> str:
     """The errorless-test printout: for every option, expected against counted; PASS only if all match."""
     out = [f"ACCURACY TEST PRINTOUT ({_CLAUSE} Section 4(2)(b), Section 5(7))", _subtitle(election, "test deck"),
-           f"Printed {form_date().strftime('%Y-%m-%d %H:%M UTC')}" + (f"; test store {store_path}" if store_path else ""),
+           f"Printed {form_date().strftime('%Y-%m-%d %H:%M UTC')}"
+           + (f"; test store {store_path}" if store_path else ""),
            f"RESULT: {result.verdict}", ""]
     for s in result.styles:
         out.append(f"Ballot style {s.style_id}: {s.ballots_read} sheets read, {s.ballots_expected} in the deck — "
