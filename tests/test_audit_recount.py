@@ -15,30 +15,31 @@ from test_scan_support import fake_interpreter
 from tabulate.adjudicate import StoreSource, add_user, connect, migrate, record_entry, users
 from tabulate.adjudicate.panels import board_panel
 from tabulate.adjudicate.entries import Entry
-from tabulate.adjudicate.queue import send_to_board
 from tabulate.audit.recount import DAMAGED, OVERVOTE, recount_result, recount_sheets
 from tabulate.audit.recount_report import recount_text, sbe49_form, sbe82_form
 from tabulate.central.interpret import interpret_sheet
 from tabulate.cli import main
-from tabulate.commands.recount import board_decisions
+from tabulate.commands.recount import board_decisions, original_selections, send_set_aside_to_board
 from tabulate.store import open_store
 
 RACE = "us-house-6"
 
 
 def _recount(db, election, reader=fake_interpreter, **kw):
+    """What `tabulate recount` does, with the fake reader of the fake pages."""
     conn = connect(db)
     store = open_store(db, create=False)
     try:
-        ballots = recount_sheets(election, RACE, list(store.sheets()), reader, **kw)
+        original = original_selections(store, conn, RACE)
+        ballots = recount_sheets(election, RACE, list(store.sheets()), reader, original=original, **kw)
         return recount_result(election, RACE, ballots, decisions=board_decisions(conn, RACE))
     finally:
         store.close()
         conn.close()
 
 
-def _board_decides(db, monkeypatch, decisions: dict[int, tuple[str, ...]]):
-    """Three board members; two of them (a majority) enter each decision in board mode."""
+def _board_decides(db, monkeypatch, machine, decisions: dict[int, tuple[str, ...]]):
+    """The recount sends its set-aside ballots to the board; two of three members (a majority) enter each."""
     monkeypatch.setattr(users, "_hasher", PasswordHasher(**FAST_HASHER))
     conn = connect(db)
     migrate(conn)
@@ -48,11 +49,11 @@ def _board_decides(db, monkeypatch, decisions: dict[int, tuple[str, ...]]):
     members = [add_user(conn, f"board{i}", "board", f"pw-board{i}-0123456789", party=p, actor="test")
                for i, p in enumerate(("REP", "DEM", "IND"), 1)]
     panel = board_panel(conn)
+    sent = send_set_aside_to_board(store, conn, machine, "test")
+    assert len(sent) == len(machine.awaiting_board) and all(line.endswith("queued") for line in sent)
     results = []
     for sheet_id, chosen in decisions.items():
         sheet = source.sheet(str(sheet_id))
-        send_to_board(conn, source, str(sheet_id), actor="test", code="recount_set_aside", detail="test",
-                      contest_id=RACE)
         marked = {c.id: (chosen if c.id == RACE else ()) for c in election.style_contests("1")}
         entry = Entry(str(sheet_id), 1, "1", sheet.precinct_id or "A101", marked, manual=sheet.status == "rejected")
         for member in members[:2]:
@@ -107,14 +108,19 @@ def test_board_decisions_overturn_the_machine_margin(tmp_path, monkeypatch):
     assert len(machine.awaiting_board) == 3 and not machine.complete
 
     aside = sorted(b.sheet_id for b in machine.set_aside)
-    statuses = _board_decides(db, monkeypatch, {aside[0]: ("house-king",), aside[1]: ("house-king",),
-                                                 aside[2]: ()})
+    statuses = _board_decides(db, monkeypatch, machine, {aside[0]: ("house-king",), aside[1]: ("house-king",),
+                                                          aside[2]: ()})
     assert statuses.count("decided") == 3  # the second member's entry makes the majority of three
 
     r = _recount(db, election)
     assert r.complete
     assert dict(r.result_margin.standings) == {"house-barr": 201, "house-king": 202}
     assert r.result_margin.elected == ("house-king",) and r.machine_margin.elected == ("house-barr",)
+    assert dict(r.original_margin.standings) == {"house-barr": 201, "house-king": 200}
+    # The two overvotes the board gave to King are the ballots whose result changed, each with why.
+    assert sorted((c.ballot.sheet_id, c.before, c.after) for c in r.changes) == [
+        (aside[0], None, ("house-king",)), (aside[1], None, ("house-king",))]
+    assert all("the board decided by majority" in c.why for c in r.changes)
     text = recount_text(r)
     assert "COULD overcome the margin" in text and "the board decided by majority" in text
     sbe82 = "".join(p.extract_text() for p in PdfReader(io.BytesIO(sbe82_form(r).to_bytes())).pages)

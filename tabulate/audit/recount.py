@@ -75,6 +75,8 @@ class RecountBallot:
     board: BoardDecision | None = None
     #: The original count's selections on this ballot; None where the original did not count it.
     original: tuple[str, ...] | None = None
+    #: The sheet's status in the store (``counted``, ``needs_review``, ``rejected``).
+    stored_status: str = ""
 
     @property
     def final(self) -> tuple[str, ...]:
@@ -145,7 +147,8 @@ def recount_sheets(election: Election, contest_id: str, sheets: Iterable[StoredS
             continue
         result, n, why = reread(election, s, reader, attempts=attempts)
         base = dict(sheet_id=s.id, label=s.label, tabulator=s.batch.tabulator,
-                    precinct_id=s.precinct_id or s.batch.precinct_id, attempts=n, original=original.get(s.id))
+                    precinct_id=s.precinct_id or s.batch.precinct_id, attempts=n, original=original.get(s.id),
+                    stored_status=s.status)
         if result is None:
             out.append(RecountBallot(**base, set_aside=DAMAGED, why=f"did not read in {n} attempts ({why})"))
             continue
@@ -256,7 +259,8 @@ def _change_reason(b: RecountBallot, board_counts: bool) -> str:
                                                           "(Section 9(11)(b))" if not board_counts else
                                                           "; awaiting the board")
     if b.original is None:
-        return "not in the original count (it was set aside or awaited review); today's reader counts it"
+        was = {"rejected": "the scanner had set it aside", "needs_review": "it still awaited review"}
+        return f"not in the original count ({was.get(b.stored_status, b.stored_status)}); today's reader counts it"
     return "today's reader reads the marks differently from the original count"
 
 
@@ -272,12 +276,12 @@ def compare(ballots: Sequence[RecountBallot], *, board_counts: bool) -> tuple[Ch
 
 
 def recount_result(election: Election, contest_id: str, ballots: Sequence[RecountBallot], *,
-                   decisions: Mapping[int, BoardDecision] | None = None,
-                   original_counts: ContestCounts | None = None) -> RecountResult:
+                   decisions: Mapping[int, BoardDecision] | None = None) -> RecountResult:
     """Put the recount together: per tabulator (SBE 82), the §9(11) test, the board's decisions, the changes.
 
     The board's decisions count only when Section 9(11)(b) calls the board
-    (`RecountResult.board_needed`); otherwise the recount ends at the machine count.
+    (`RecountResult.board_needed`); otherwise the recount ends at the machine
+    count. The original count is the sum of the ballots' ``original`` selections.
     """
     contest = election.contest(contest_id)
     decisions = decisions or {}
@@ -292,7 +296,9 @@ def recount_result(election: Election, contest_id: str, ballots: Sequence[Recoun
     machine_margin = race_margin(contest, _counts(contest, machine))
     if machine_margin is None:
         raise ValueError(f"{contest_id} is a question: a recount under 31 KAR 4:220 is of a race between candidates")
-    original = race_margin(contest, original_counts) if original_counts is not None else None
+    before = Counter(o for b in ballots for o in (b.original or ()))
+    original = race_margin(contest, ContestCounts(
+        0, 0, 0, 0, tuple((o.id, before.get(o.id, 0)) for o in contest.options), WriteInCounts()))
     probe = RecountResult(election, contest, machine, machine, machine_margin, machine_margin, original)
     if not probe.board_needed:
         return replace(probe, changes=compare(ballots, board_counts=False))

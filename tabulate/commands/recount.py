@@ -29,22 +29,33 @@ def register(subparsers) -> None:
     p.set_defaults(func=run_recount)
 
 
-def _original(store, conn, election, contest_id):
-    """The original count: each sheet's selections in the race (None if it was not counted), and the race's counts."""
-    from ..adjudicate import adjudicated_records
-    from ..report import tally_records
+#: The store event that marks a set-aside ballot sent to the board by a recount, with its original result.
+SENT_EVENT = "recount_sent_to_board"
 
-    records = list(adjudicated_records(store, conn))
+
+def original_selections(store, conn, contest_id: str) -> dict[int, tuple[str, ...] | None]:
+    """Each sheet's selections in the race in the count before the recount (None where it was not counted).
+
+    The count is the store's records with the adjudication decisions folded in,
+    except for a ballot the recount sent to the board: its original is what
+    was recorded when it was sent, so the board's recount decision is not
+    mistaken for the original count.
+    """
+    from ..adjudicate import adjudicated_records
+
     by_identity = {}
-    for r in records:
-        if r.status != "counted":
-            continue
-        try:
-            by_identity[r.ballot_id] = r.votes.contest(contest_id).selections
-        except KeyError:
-            continue
-    counts = tally_records(election, records).contest(contest_id).counts()
-    return by_identity, counts
+    for r in adjudicated_records(store, conn):
+        if r.status == "counted":
+            try:
+                by_identity[r.ballot_id] = r.votes.contest(contest_id).selections
+            except KeyError:
+                continue
+    out = {s.id: by_identity.get(s.identity) for s in store.sheets()}
+    for e in store.events():
+        if e.kind == SENT_EVENT and e.data.get("contest") == contest_id and e.sheet_id in out:
+            first = e.data.get("original")
+            out[e.sheet_id] = tuple(first) if first is not None else None
+    return out
 
 
 def board_decisions(conn, contest_id: str) -> dict:
@@ -67,16 +78,25 @@ def board_decisions(conn, contest_id: str) -> dict:
     return out
 
 
-def _send(store, conn, result, actor: str) -> list[str]:
+def send_set_aside_to_board(store, conn, result, actor: str) -> list[str]:
+    """Queue the ballots awaiting the board (31 KAR 4:220 Section 9(12)) in the review app's board mode.
+
+    Each is noted once in the store's event log with its original result.
+    """
     from ..adjudicate import StoreSource, migrate
     from ..adjudicate.queue import send_to_board
 
     migrate(conn)
     source = StoreSource(store)
+    sent = {e.sheet_id for e in store.events() if e.kind == SENT_EVENT and e.data.get("contest") == result.contest.id}
     done = []
     for b in result.awaiting_board:
         what = send_to_board(conn, source, str(b.sheet_id), actor=actor, code=f"recount_{b.set_aside}",
                              detail=f"recount of {result.contest.title}: {b.why}", contest_id=result.contest.id)
+        if b.sheet_id not in sent:
+            store.log(SENT_EVENT, actor=actor, sheet_id=b.sheet_id, data={
+                "contest": result.contest.id, "set_aside": b.set_aside,
+                "original": list(b.original) if b.original is not None else None})
         done.append(f"{b.label}: {what}")
     return done
 
@@ -105,19 +125,17 @@ def run_recount(args: argparse.Namespace) -> int:
             raise UsageError(f"no contest {args.contest!r} in the store's election") from None
         if contest.type != "candidate":
             raise UsageError(f"{args.contest} is a question; a recount (31 KAR 4:220) is of a race")
-        original, counts = _original(store, conn, election, contest.id)
-        sheets = list(store.sheets())
-        ballots = recount_sheets(election, contest.id, sheets, interpret_sheet, tabulator=args.tabulator,
-                                 original={s.id: original.get(s.identity) for s in sheets})
+        original = original_selections(store, conn, contest.id)
+        ballots = recount_sheets(election, contest.id, list(store.sheets()), interpret_sheet,
+                                 tabulator=args.tabulator, original=original)
         if not ballots:
             where = f" on tabulator {args.tabulator}" if args.tabulator else ""
             raise UsageError(f"no sheet of {args.contest}{where} in the store")
-        result = recount_result(election, contest.id, ballots, decisions=board_decisions(conn, contest.id),
-                                original_counts=None if args.tabulator else counts)
+        result = recount_result(election, contest.id, ballots, decisions=board_decisions(conn, contest.id))
         text = recount_text(result)
         print(text)
         if args.send_to_board and result.awaiting_board:
-            for line in _send(store, conn, result, f"cli:{getpass.getuser()}"):
+            for line in send_set_aside_to_board(store, conn, result, f"cli:{getpass.getuser()}"):
                 print(f"  sent to the board: {line}")
             print("  the board decides them in `tabulate review serve` (board mode); then run this again")
         if args.out:
