@@ -164,3 +164,18 @@ def test_a_misprinted_deck_fails_naming_the_contest_and_options(tmp_path, mispri
     for word in named:
         assert word in text
     assert all(line.ok for line in result.styles[0].lines if line.contest_id == "amendment-1")
+
+
+def test_the_same_election_makes_the_same_deck_bytes(tmp_path):
+    """Seeded marks and scans: the deck an Accuracy Board approved can be made again, byte for byte."""
+    import hashlib
+
+    election = write_election(tmp_path / "e.json", small_document(straight_party=False, school_board=False))
+
+    def digest(folder):
+        make_deck(election, folder, printable=False)
+        return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(folder.rglob("*")) if p.is_file()}
+
+    first, second = digest(tmp_path / "a"), digest(tmp_path / "b")
+    assert first == second and len(first) > 4

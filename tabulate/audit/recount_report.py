@@ -39,7 +39,8 @@ def section_9_11_text(r: RecountResult) -> str:
         return (f"Section 9(11)(b): the machine margin ({m.percent:.3f} %) is more than 0.25 %: the recount is "
                 "complete at the machine count.")
     could = r.board_needed
-    return (f"Section 9(11)(b): the machine margin ({m.margin} votes, {m.percent:.3f} %) is 0.25 % or less; "
+    votes = f"{m.margin} vote" + ("" if m.margin == 1 else "s")
+    return (f"Section 9(11)(b): the machine margin ({votes}, {m.percent:.3f} %) is 0.25 % or less; "
             f"overvotes and damaged ballots: {r.overvotes_and_damaged}, which "
             + ("COULD overcome the margin: the board adjudicates them by majority (Section 9(12))."
                if could else "could not overcome the margin: the recount is complete at the machine count."))
