@@ -86,7 +86,7 @@ def recount_text(r: RecountResult) -> str:
 def _sbe82_page(form: Form, r: RecountResult, t: TabulatorCount) -> None:
     e, c = r.election, r.contest
     form.fields((("County", e.jurisdiction), ("Election", f"{e.title}, {e.date}"), ("Race", c.title),
-                 ("Voting equipment (tabulator)", t.tabulator), ("Date", form_date().strftime("%Y-%m-%d"))))
+                 ("Tabulator", t.tabulator), ("Date", form_date().strftime("%Y-%m-%d"))))
     form.blank_lines(("Machine Verification Form transposed (Section 7(3))", "Ballot box / tub seal number "
                       "(Section 8(2))", "New seal number after recount (Section 9(8))"))
     form.heading("Cumulative totals (Section 9(2))")
