@@ -168,7 +168,7 @@ def test_recount_command_writes_the_forms_and_exits_3_while_ballots_await_the_bo
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("tabulate.central.interpret.interpret_sheet", fake_interpreter)
         code = main(["recount", "--db", str(db), "--contest", RACE, "--out", str(tmp_path / "out"),
-                     "--send-to-board"])
+                     "--send-to-board", "--workers", "1"])
     out = capsys.readouterr().out
     assert code == 3 and "AWAITING THE BOARD" in out and "sent to the board" in out
     for name in ("recount.txt", "recount-sbe82.pdf", "recount-sbe49.pdf"):

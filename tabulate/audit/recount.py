@@ -129,23 +129,40 @@ def _holds(election: Election, sheet: StoredSheet, contest_id: str) -> bool:
     return any(contest_id in s.contests and precinct in s.precincts for s in election.ballot_styles)
 
 
+def _reread_task(args) -> tuple[Interpretation | None, int, str]:
+    election, sheet, reader, attempts = args
+    return reread(election, sheet, reader, attempts=attempts)
+
+
+def _rereads(election: Election, sheets: list[StoredSheet], reader: Reader, attempts: int, workers: int):
+    """Each sheet's `reread`, in order; on ``workers`` processes when more than one."""
+    jobs = [(election, s, reader, attempts) for s in sheets]
+    if workers <= 1 or len(jobs) < 2:
+        return [_reread_task(j) for j in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # forkserver (or spawn): never fork a parent that holds an open SQLite store.
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
+        return list(pool.map(_reread_task, jobs, chunksize=max(1, len(jobs) // (8 * workers))))
+
+
 def recount_sheets(election: Election, contest_id: str, sheets: Iterable[StoredSheet], reader: Reader, *,
                    tabulator: str | None = None, original: Mapping[int, tuple[str, ...]] | None = None,
-                   attempts: int = ATTEMPTS) -> list[RecountBallot]:
+                   attempts: int = ATTEMPTS, workers: int = 1) -> list[RecountBallot]:
     """The machine part of the recount: every sheet of the race re-read, counted or set aside.
 
     Duplicates are left out (they are the same paper as a sheet already
     here); everything else the store holds for the race is accounted for.
+    ``reader`` must be picklable (a module-level function) when ``workers > 1``.
     """
     election.contest(contest_id)  # KeyError for a race the election does not have
     original = original or {}
+    chosen = [s for s in sheets if s.status != "duplicate" and (tabulator is None or s.batch.tabulator == tabulator)
+              and _holds(election, s, contest_id)]
     out = []
-    for s in sheets:
-        if s.status == "duplicate" or (tabulator is not None and s.batch.tabulator != tabulator):
-            continue
-        if not _holds(election, s, contest_id):
-            continue
-        result, n, why = reread(election, s, reader, attempts=attempts)
+    for s, (result, n, why) in zip(chosen, _rereads(election, chosen, reader, attempts, workers)):
         base = dict(sheet_id=s.id, label=s.label, tabulator=s.batch.tabulator,
                     precinct_id=s.precinct_id or s.batch.precinct_id, attempts=n, original=original.get(s.id),
                     stored_status=s.status)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import os
 from pathlib import Path
 
 from ..cli import UsageError
@@ -24,6 +25,7 @@ def register(subparsers) -> None:
     p.add_argument("--contest", required=True, metavar="ID", help="the race to recount")
     p.add_argument("--tabulator", metavar="ID", help="only the sheets this tabulator scanned")
     p.add_argument("--out", type=Path, metavar="DIR", help="write recount.txt, recount-sbe82.pdf, recount-sbe49.pdf")
+    p.add_argument("--workers", type=int, metavar="N", help="reader processes (default: every core)")
     p.add_argument("--send-to-board", action="store_true",
                    help="put the set-aside ballots awaiting the board in the review queue for the board")
     p.set_defaults(func=run_recount)
@@ -127,7 +129,8 @@ def run_recount(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.contest} is a question; a recount (31 KAR 4:220) is of a race")
         original = original_selections(store, conn, contest.id)
         ballots = recount_sheets(election, contest.id, list(store.sheets()), interpret_sheet,
-                                 tabulator=args.tabulator, original=original)
+                                 tabulator=args.tabulator, original=original,
+                                 workers=max(1, args.workers or os.cpu_count() or 1))
         if not ballots:
             where = f" on tabulator {args.tabulator}" if args.tabulator else ""
             raise UsageError(f"no sheet of {args.contest}{where} in the store")
