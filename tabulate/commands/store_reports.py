@@ -128,9 +128,7 @@ def _results(args) -> int:
         raise UsageError(f"no precinct {args.precinct!r} in the store's election")
     tally = _report(lambda: tally_records(election, records))
     if args.format == "json":
-        doc = results_json(tally)
-        doc["automatic_recounts"] = _recount_list(tally)
-        text = _json(doc)
+        text = _json(results_json(tally))
     elif args.format == "csv":
         text = results_csv(tally)
     else:

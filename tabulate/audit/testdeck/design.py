@@ -126,9 +126,10 @@ def _fixed_ballots(election: Election, contests: tuple[Contest, ...]) -> list[tu
         fixed += [("straight_party", [(STRAIGHT_PARTY_CONTEST_ID, party)])] * k
     over = [(STRAIGHT_PARTY_CONTEST_ID, p) for p in parties[:2]] if len(parties) > 1 else []
     for c in contests:
-        named = [o.id for o in c.options if o.kind != "write_in"]
-        if len(named) > c.vote_for:
-            over += [(c.id, o) for o in named[:c.vote_for + 1]]
+        # Named options first; a write-in line only where the names alone cannot overvote (2 seats, 2 names).
+        pool = [o.id for o in c.options if o.kind != "write_in"] + [o.id for o in c.options if o.kind == "write_in"]
+        if len(pool) > c.vote_for:
+            over += [(c.id, o) for o in pool[:c.vote_for + 1]]
     fixed.append(("overvote", over))
     under = [(c.id, o.id) for c in contests for o in c.options[:c.vote_for - 1] if o.kind != "write_in"]
     if not under:  # every contest votes for 1: one vote in the last contest keeps the ballot from being blank
