@@ -13,8 +13,8 @@ from test_audit_support import county
 from test_scan_support import fake_interpreter
 
 from tabulate.adjudicate import StoreSource, add_user, connect, migrate, record_entry, users
-from tabulate.adjudicate.panels import board_panel
 from tabulate.adjudicate.entries import Entry
+from tabulate.adjudicate.panels import board_panel
 from tabulate.audit.recount import DAMAGED, OVERVOTE, recount_result, recount_sheets
 from tabulate.audit.recount_report import recount_text, sbe49_form, sbe82_form
 from tabulate.central.interpret import interpret_sheet
@@ -143,7 +143,7 @@ def test_set_aside_ballots_that_cannot_overcome_the_margin_end_the_recount_at_th
     assert "402" in sbe49 and "400" in sbe49 and "complete" in sbe49
 
 
-def test_recount_is_shown_beside_the_original_count_with_each_changed_ballot(tmp_path, template_store):  # noqa: F811
+def test_recount_is_shown_beside_the_original_count_with_each_changed_ballot(tmp_path, template_store):
     """The recount re-reads the stored images with today's reader (31 KAR 6:030 §2(1)); the adjudication sample
     store holds an overvote in the U.S. House race (sheet 3) and a sheet the scanner rejected (sheet 7)."""
     db = tmp_path / "store.db"

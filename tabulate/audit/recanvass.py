@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Mapping
 
-from ..election.model import VOTE_TYPES, Election
+from ..core import VOTE_TYPES
+from ..election.model import Election
 from ..report.tally import Tally
 from ..store.base import Event, Store
 from .labels import OVERVOTES, UNDERVOTES

@@ -11,9 +11,9 @@ elections."
 
 from __future__ import annotations
 
+from ..core import ABSENTEE_VOTE_TYPES
 from ..election.model import Election
 from ..report.pdf import Form, form_date
-from ..report.records import ABSENTEE_VOTE_TYPES
 from .labels import contest_title, option_label
 from .recanvass import Recanvass, RecanvassedContest
 

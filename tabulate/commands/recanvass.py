@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def register(subparsers) -> None:
@@ -26,11 +26,10 @@ def register(subparsers) -> None:
 def run_recanvass(args: argparse.Namespace) -> int:
     from ..audit.recanvass import last_snapshot, recanvass
     from ..audit.recanvass_report import recanvass_text, sbe49a_form
+    from ..report import tally_records
     from ..report.pdf import write_form
     from ..store import StoreError, open_store
     from .store_reports import _log_export, _records, _report
-
-    from ..report import tally_records
 
     election, records = _records(args.db)
     known_c = {c.id for c in election.contests}

@@ -21,11 +21,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from ...core import BallotVotes
 from ...election.model import STRAIGHT_PARTY_CONTEST_ID, Election
-from ...rules.types import BallotVotes
 from ..labels import OVERVOTES, UNDERVOTES, contest_title, option_label
 from .design import TallySheet
-
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ class TallySheet:
                                             "undervotes": c.undervotes} for c in self.contests}}
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "TallySheet":
+    def from_dict(cls, d: Mapping) -> TallySheet:
         contests = tuple(ContestExpectation(cid, tuple((o, int(n)) for o, n in c["votes"].items()),
                                             int(c["overvotes"]), int(c["undervotes"]))
                          for cid, c in d["contests"].items())
@@ -240,7 +240,7 @@ def expected_tally(election: Election, style_id: str, ballots: tuple[DeckBallot,
     under = {c.id: 0 for c in contests}
     parties: dict[str, int] = {}
     if election.straight_party:
-        parties = {p: 0 for p in _parties_on_ballot(election, contests)}
+        parties = dict.fromkeys(_parties_on_ballot(election, contests), 0)
     for b in ballots:
         marks = list(b.marks)
         straight = _straight(marks)

@@ -20,11 +20,12 @@ from typing import Iterable
 
 import numpy as np
 
-from ...ballots import SCAN_PROFILES, draw_scan, encode_page, forced_plan, scan_page, sheet_file_name, write_pdf
+from ...ballots import SCAN_PROFILES, draw_scan, encode_page, forced_plan, scan_page, sheet_file_name
 from ...ballots.simulate import ink_sheet
 from ...election.geometry import Rect
 from ...election.layout import BallotLayout, layout_style
 from ...election.model import Election
+from ...election.render import write_pdf
 from .design import StyleDeck, design_style_deck
 
 #: The manifest's format name; `check_deck` refuses anything else.
@@ -80,7 +81,7 @@ def misprinted_layout(layout: BallotLayout, misprint: Misprint) -> BallotLayout:
 def _ballot_pages(election: Election, layout: BallotLayout, deck: StyleDeck, number: int,
                   rng: np.random.Generator) -> list[np.ndarray]:
     ballot = deck.ballots[number - 1]
-    plan = forced_plan(layout, deck.precinct_id, {key: "full_fill" for key in ballot.marks},
+    plan = forced_plan(layout, deck.precinct_id, dict.fromkeys(ballot.marks, "full_fill"),
                        write_ins={(c, o): name for c, o, name in ballot.write_ins})
     pages, _drawn, _hands, _strays = ink_sheet(election, layout, plan, rng, dpi=DECK_DPI)
     return pages
