@@ -127,6 +127,8 @@ def test_unofficial_keeps_a_dated_snapshot_and_recanvass_compares_with_the_last(
     assert main(["recanvass", "--db", str(db), "--contest", RACE, "--out", str(tmp_path / "rc")]) == 0
     out = capsys.readouterr().out
     assert "Differences found: 0" in out and "SUFFICIENT" not in out  # 3 to 2: a 20 % margin
+    assert main(["recanvass", "--db", str(db)]) == 0  # every race, those without a vote included
+    assert "no votes cast for the office" in capsys.readouterr().out
     assert (tmp_path / "rc" / "recanvass-sbe49a.pdf").is_file()
 
 

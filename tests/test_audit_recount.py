@@ -9,13 +9,13 @@ import pytest
 from argon2 import PasswordHasher
 from pypdf import PdfReader
 from test_adjudicate_support import FAST_HASHER, template_store  # noqa: F401 (fixture)
-from test_audit_support import county
+from test_audit_support import county, general_document, write_election
 from test_scan_support import fake_interpreter
 
 from tabulate.adjudicate import StoreSource, add_user, connect, migrate, record_entry, users
 from tabulate.adjudicate.entries import Entry
 from tabulate.adjudicate.panels import board_panel
-from tabulate.audit.recount import DAMAGED, OVERVOTE, recount_result, recount_sheets
+from tabulate.audit.recount import DAMAGED, OVERVOTE, BoardDecision, RecountBallot, recount_result, recount_sheets
 from tabulate.audit.recount_report import recount_text, sbe49_form, sbe82_form
 from tabulate.central.interpret import interpret_sheet
 from tabulate.cli import main
@@ -23,6 +23,11 @@ from tabulate.commands.recount import board_decisions, original_selections, send
 from tabulate.store import open_store
 
 RACE = "us-house-6"
+
+
+@pytest.fixture(scope="module")
+def general(tmp_path_factory):
+    return write_election(tmp_path_factory.mktemp("general") / "election.json", general_document())
 
 
 def _recount(db, election, reader=fake_interpreter, **kw):
@@ -127,13 +132,16 @@ def test_board_decisions_overturn_the_machine_margin(tmp_path, monkeypatch):
     assert "board1" in sbe82 and "awaiting" not in sbe82  # each decision recorded on the SBE 82 (§9(12)(b))
 
 
-def test_set_aside_ballots_that_cannot_overcome_the_margin_end_the_recount_at_the_machine_count(tmp_path):
+def test_set_aside_ballots_that_cannot_overcome_the_margin_end_the_recount_at_the_machine_count(general):
     """§9(11)(b): "If the cumulative number of overvotes and damaged ballots is not large enough to overcome the
     machine-established margin of victory, the State Board of Elections shall notify the counties that their
     recount is complete."""
-    # 402 to 400: a margin of 2 in 802 votes (0.249 %), one overvote set aside.
-    election, _doc, db = county(tmp_path, barr=402, king=400, overvotes=1)
-    r = _recount(db, election)
+    # 402 to 400: a margin of 2 in 802 votes (0.249 %), one overvote set aside (the board decided it: ignored).
+    ballots = ([RecountBallot(i, f"tub #{i}", "1", "A101", 1, ("house-barr",)) for i in range(402)]
+               + [RecountBallot(1000 + i, f"tub #{1000 + i}", "2", "A102", 1, ("house-king",)) for i in range(400)]
+               + [RecountBallot(2000, "tub #2000", "2", "A102", 1, set_aside=OVERVOTE, why="two marks")])
+    decided = {2000: BoardDecision(2000, ("house-king",), ("board1 (REP)", "board2 (DEM)"), "2028-11-20")}
+    r = recount_result(general, RACE, ballots, decisions=decided)
     assert r.margin_test and r.overvotes_and_damaged == 1
     assert not r.board_needed and r.complete
     assert dict(r.result_margin.standings) == {"house-barr": 402, "house-king": 400}
@@ -150,11 +158,11 @@ def test_recount_is_shown_beside_the_original_count_with_each_changed_ballot(tmp
     shutil.copy(template_store, db)
     store = open_store(db, create=False)
     election = store.election()
-    sheets = list(store.sheets())
+    sheets = [s for s in store.sheets() if s.id in (3, 7, 8)]  # the overvote, the rejected sheet, a clean one
     store.close()
     ballots = recount_sheets(election, RACE, sheets, interpret_sheet, original={s.id: () for s in sheets})
     kinds = {b.sheet_id: b.set_aside for b in ballots}
-    assert kinds[3] == OVERVOTE and kinds[7] == DAMAGED
+    assert kinds == {3: OVERVOTE, 7: DAMAGED, 8: None}
     r = recount_result(election, RACE, ballots)
     changed = {c.ballot.sheet_id for c in r.changes}
     # Every ballot the recount credits with a vote differs from the empty "original" given above.
@@ -162,7 +170,8 @@ def test_recount_is_shown_beside_the_original_count_with_each_changed_ballot(tmp
 
 
 def test_recount_command_writes_the_forms_and_exits_3_while_ballots_await_the_board(tmp_path, capsys):
-    election, _doc, db = county(tmp_path, barr=201, king=200, overvotes=2)
+    # A tie (a margin of 0, which is 0.25 % or less) and one overvote that could break it.
+    election, _doc, db = county(tmp_path, barr=2, king=2, overvotes=1)
     import tabulate.commands.recount as cmd
 
     with pytest.MonkeyPatch.context() as mp:

@@ -122,7 +122,7 @@ def test_deck_make_and_check_pass_end_to_end(tmp_path, capsys):
     """Section 5(4): "An accuracy test shall be conducted by processing each test deck"; the deck goes through
     the central count into a test store of its own, and every number matches."""
     path = tmp_path / "election.json"
-    write_election(path, small_document())
+    write_election(path, small_document(school_board=False))
     deck = tmp_path / "deck"
     assert main(["test-deck", "make", str(path), "--out", str(deck)]) == 0
     manifest = json.loads((deck / "deck.json").read_text())

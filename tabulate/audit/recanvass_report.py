@@ -27,6 +27,8 @@ def _sufficiency(election: Election, c: RecanvassedContest) -> str:
     m = c.margin
     if m is None or m.margin is None:
         return "no margin (question, or no defeated candidate)"
+    if m.percent is None:
+        return "no votes cast for the office"
     verdict = "SUFFICIENT for a recanvass request" if m.recanvass_sufficient else "not under 1 %"
     return (f"margin {m.margin} of {m.votes_cast} votes cast ({m.percent:.3f} %) between "
             f"{option_label(election, c.contest_id, m.elected[-1])} and "

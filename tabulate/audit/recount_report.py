@@ -26,6 +26,8 @@ def _name(e: Election, cid: str, oid: str) -> str:
 def _margin_text(e: Election, m: RaceMargin) -> str:
     if m.margin is None:
         return "no defeated candidate"
+    if m.percent is None:
+        return "no votes"
     return (f"{_name(e, m.contest.id, m.elected[-1])} leads {_name(e, m.contest.id, m.first_defeated)} by "
             f"{m.margin} of {m.votes_cast} votes ({m.percent:.3f} %)")
 
@@ -33,8 +35,8 @@ def _margin_text(e: Election, m: RaceMargin) -> str:
 def section_9_11_text(r: RecountResult) -> str:
     """The §9(11) test in words."""
     m = r.machine_margin
-    if m.margin is None:
-        return "Section 9(11): no defeated candidate; nothing to test."
+    if m.margin is None or m.percent is None:
+        return "Section 9(11): no defeated candidate or no votes; nothing to test."
     if not r.margin_test:
         return (f"Section 9(11)(b): the machine margin ({m.percent:.3f} %) is more than 0.25 %: the recount is "
                 "complete at the machine count.")
