@@ -22,6 +22,7 @@ import numpy as np
 
 from ...ballots import SCAN_PROFILES, draw_scan, encode_page, forced_plan, scan_page, sheet_file_name
 from ...ballots.simulate import ink_sheet
+from ...core import TabulateError
 from ...election.geometry import Rect
 from ...election.layout import BallotLayout, layout_style
 from ...election.model import Election
@@ -34,8 +35,10 @@ DECK_DPI = 200
 DECK_SEED = 2020  # 31 KAR 2:020
 
 
-class DeckError(ValueError):
+class DeckError(TabulateError, ValueError):
     """A deck that cannot be made or read (an unknown style, a damaged manifest)."""
+
+    code = "test_deck"
 
 
 @dataclass(frozen=True)
