@@ -20,6 +20,8 @@ def register(subparsers) -> None:
     p.add_argument("--contest", action="append", metavar="ID", help="only this office (repeatable; 4:071 §3)")
     p.add_argument("--precinct", action="append", metavar="ID", help="only this precinct (repeatable)")
     p.add_argument("--out", type=Path, metavar="DIR", help="write recanvass.txt and recanvass-sbe49a.pdf here")
+    p.add_argument("--unverified", action="store_true",
+                   help="recanvass even if the store does not verify (the report then says so)")
     p.set_defaults(func=run_recanvass)
 
 
@@ -31,7 +33,7 @@ def run_recanvass(args: argparse.Namespace) -> int:
     from ..store import StoreError, open_store
     from .store_reports import _log_export, _records, _report
 
-    election, records = _records(args.db)
+    election, records = _records(args)
     known_c = {c.id for c in election.contests}
     known_p = {p.id for p in election.precincts}
     for c in args.contest or ():
@@ -60,5 +62,5 @@ def run_recanvass(args: argparse.Namespace) -> int:
         (args.out / "recanvass.txt").write_text(text, encoding="utf-8")
         write_form(sbe49a_form(result), args.out / "recanvass-sbe49a.pdf")
         print(f"wrote {args.out / 'recanvass.txt'} and {args.out / 'recanvass-sbe49a.pdf'}")
-        _log_export(args.db, "recanvass", args.out)
+        _log_export(args.db, "recanvass", args.out, getattr(args, "gate", None))
     return 1 if result.differences else 0

@@ -54,9 +54,10 @@ def original_selections(store, conn, contest_id: str) -> dict[int, tuple[str, ..
                 continue
     out = {s.id: by_identity.get(s.identity) for s in store.sheets()}
     for e in store.events():
-        if e.kind == SENT_EVENT and e.data.get("contest") == contest_id and e.sheet_id in out:
+        sheet_id = e.data.get("sheet_id") if e.kind == SENT_EVENT else None
+        if sheet_id in out and e.data.get("contest") == contest_id:
             first = e.data.get("original")
-            out[e.sheet_id] = tuple(first) if first is not None else None
+            out[sheet_id] = tuple(first) if first is not None else None
     return out
 
 
@@ -90,14 +91,15 @@ def send_set_aside_to_board(store, conn, result, actor: str) -> list[str]:
 
     migrate(conn)
     source = StoreSource(store)
-    sent = {e.sheet_id for e in store.events() if e.kind == SENT_EVENT and e.data.get("contest") == result.contest.id}
+    sent = {e.data.get("sheet_id") for e in store.events()
+            if e.kind == SENT_EVENT and e.data.get("contest") == result.contest.id}
     done = []
     for b in result.awaiting_board:
         what = send_to_board(conn, source, str(b.sheet_id), actor=actor, code=f"recount_{b.set_aside}",
                              detail=f"recount of {result.contest.title}: {b.why}", contest_id=result.contest.id)
         if b.sheet_id not in sent:
             store.log(SENT_EVENT, actor=actor, sheet_id=b.sheet_id, data={
-                "contest": result.contest.id, "set_aside": b.set_aside,
+                "sheet_id": b.sheet_id, "contest": result.contest.id, "set_aside": b.set_aside,
                 "original": list(b.original) if b.original is not None else None})
         done.append(f"{b.label}: {what}")
     return done
