@@ -30,6 +30,9 @@ COMMAND_MODULES = (
     "review",
     "verify",
     "signing",
+    "testdeck",
+    "recanvass",
+    "recount",
 )
 
 

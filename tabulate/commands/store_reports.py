@@ -218,11 +218,32 @@ def _results(args) -> int:
     elif args.format == "csv":
         text = results_csv(tally)
     else:
-        text = results_table(tally, precinct_id=args.precinct)
+        text = results_table(tally, precinct_id=args.precinct) + _recount_flags(tally)
     _write(_marked(text, args, args.format), args.out, args, f"results-{args.format}")
     if args.out:
         _log_export(args.db, f"results-{args.format}", args.out, args.gate)
     return 0
+
+
+def _recount_list(tally) -> list[dict]:
+    """KRS 120.157(1): the races whose margin calls for an automatic recount."""
+    from ..audit.margins import race_margin
+
+    out = []
+    for ct in tally.contests:
+        m = race_margin(ct.contest, ct.counts())
+        if m is not None and m.automatic_recount:
+            out.append({"contest": ct.contest.id, "title": ct.contest.title, "office": ct.contest.office,
+                        "defeated": m.first_defeated, "margin": m.margin, "votes_cast": m.votes_cast})
+    return out
+
+
+def _recount_flags(tally) -> str:
+    """The automatic recounts as lines under the results table."""
+    lines = [f"AUTOMATIC RECOUNT (KRS 120.157(1)): {r['title']} [{r['contest']}]: {r['defeated']} defeated by "
+             f"{r['margin']} of {r['votes_cast']} votes cast ({100 * r['margin'] / r['votes_cast']:.3f} % <= 0.5 %)"
+             for r in _recount_list(tally)]
+    return ("\n" + "\n".join(lines) + "\n") if lines else ""
 
 
 def _cvr(args) -> int:
@@ -258,7 +279,25 @@ def _unofficial(args) -> int:
     text = _json(unofficial_results(tally)) if args.format == "json" else unofficial_results_csv(tally)
     _write(_marked(text, args, args.format), args.out, args, f"unofficial-{args.format}")
     _log_export(args.db, "unofficial", args.out, args.gate)
+    _snapshot(args.db, tally)
     return 0
+
+
+def _snapshot(db: str, tally) -> None:
+    """Keep a dated snapshot of what was reported, for the recanvass (31 KAR 4:071, KRS 117.305)."""
+    import getpass
+
+    from ..audit.recanvass import record_snapshot
+    from ..store import StoreError, open_store
+
+    try:
+        store = open_store(db, create=False)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    try:
+        record_snapshot(store, tally, actor=f"cli:{getpass.getuser()}")
+    finally:
+        store.close()
 
 
 def _manifest(args) -> int:
