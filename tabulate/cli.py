@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "reports",
     "store_reports",
     "review",
+    "audit",
 )
 
 
