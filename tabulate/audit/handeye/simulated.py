@@ -49,3 +49,55 @@ def simulated_hand_tally(election: Election, truths: Iterable[Mapping], contest_
     for t in truths:
         counts.update(hand_selections(election, t, contest_id))
     return {o.id: counts.get(o.id, 0) for o in election.contest(contest_id).options}
+
+
+# -- a simulated batch in a store (tests and benchmarks/handeye.py) -------------------------------------
+_SCAN = {"marked": "marked", "unmarked": "unmarked", "ambiguous": "marginal"}
+_HAND = {"vote": "marked", "no_vote": "unmarked", "ambiguous": "marginal"}
+
+
+def _truth_outcome(election: Election, position: int, truth: Mapping, identity: str, pages: tuple):
+    """A reading written from the truth (what a perfect reader reports), for fast tests without images."""
+    import json
+
+    from ...central.interpret import votes_outcome
+    from ...rules import marks_to_dict
+    from ...store import SheetOutcome
+
+    marks: dict[str, dict[str, OptionMark]] = {}
+    for t in truth["targets"]:
+        marks.setdefault(t["contest"], {})[t["option"]] = OptionMark(
+            _SCAN[t["scan"]], _HAND[t["hand"]], write_in_ink="write_in" in t)
+    ballot = BallotMarks(identity, truth["style"], marks, truth.get("precinct"))
+    votes = apply_rules(election, ballot)
+    status, reasons = votes_outcome(votes)
+    return SheetOutcome(position, identity, pages, status, reasons=reasons, style_id=truth["style"],
+                        precinct_id=truth.get("precinct"), marks=json.dumps(marks_to_dict(ballot)), votes=votes)
+
+
+def simulate_outcome(args: tuple) -> tuple:
+    """Simulate sheet ``index`` and read it: ``(SheetOutcome, truth)`` (a picklable worker for a pool).
+
+    ``args`` is ``(election, index, seed, read, population)``; ``read`` runs
+    the real reader (`tabulate.central.interpret_sheet`) on the PNG images,
+    otherwise the reading is written from the truth.
+    """
+    import hashlib
+
+    from ...ballots.render import png_bytes
+    from ...ballots.simulate import simulate_sheet
+    from ...store import PageImage, SheetOutcome, sheet_identity
+
+    election, index, seed, read, population = args
+    sheet = simulate_sheet(election, index, seed, population=population)
+    pngs = [png_bytes(p, 200) for p in sheet.pages]
+    digests = [hashlib.sha256(b).hexdigest() for b in pngs]
+    pages = tuple(PageImage(f"sim-{index + 1:05d}-{side}.png", d) for side, d in zip(("front", "back"), digests))
+    identity = sheet_identity(digests)
+    if not read:
+        return _truth_outcome(election, index + 1, sheet.truth, identity, pages), sheet.truth
+    from ...central import interpret_sheet
+
+    r = interpret_sheet(election, pngs)
+    return SheetOutcome(index + 1, identity, pages, r.status, reasons=r.reasons, style_id=r.style_id,
+                        precinct_id=r.precinct_id, evidence=r.evidence, marks=r.marks, votes=r.votes), sheet.truth
