@@ -19,7 +19,7 @@ from typing import Iterator
 
 SCHEMA_VERSION = 1
 
-ROLES: tuple[str, ...] = ("operator", "reviewer", "board", "admin")
+ROLES: tuple[str, ...] = ("operator", "reviewer", "board", "admin", "auditor")
 
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS adj_meta (
