@@ -177,13 +177,14 @@ def _enter(args) -> int:
             counts = _ask_counts(contest)
         attempt = enter_tally(store, conn, args.audit, counter=args.counter, party=args.party, counts=counts,
                               actor=args.counter)
+        labels = {o.id: o.label for o in contest.options}
     print(f"attempt {attempt.number}: tally of {args.counter} recorded")
     if not attempt.complete:
         print("  waiting for the second counter (of another party)")
     elif attempt.matched:
         print("  the two tallies match")
     else:
-        print("  the two tallies DIFFER on: " + ", ".join(attempt.differences))
+        print("  the two tallies DIFFER on: " + ", ".join(labels[o] for o in attempt.differences))
         print("  recount the pile; both counters enter again (attempt %d)" % (attempt.number + 1))
         return 1
     return 0

@@ -59,7 +59,8 @@ def tally_sheet(form: Form, state: AuditState, counter: int) -> None:
     form.heading(f"Tally sheet of counter {counter}")
     form.fields([("Scanner (tabulator)", state.audit.tabulator), ("Race", c.title),
                  ("Vote for", str(c.vote_for)), ("Ballots with this race", str(state.pile)),
-                 ("Selected", f"{sel['method']}" + (f", seed {sel['seed']}" if sel.get("seed") else ""))])
+                 ("Selected", f"drawn from the public seed {sel['seed']}" if sel.get("seed")
+                  else "as announced by the Secretary of State")])
     form.paragraph("Count every ballot of the pile under 31 KAR 6:030 §3(1): a vote is a majority-filled oval, "
                    "an oval or name circled or underlined, an X, check or other mark beside the name, or a line "
                    "through the oval. Draw four strokes and one across in a box for each five votes; write the "
