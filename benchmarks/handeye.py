@@ -24,7 +24,6 @@ numbers.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 import tempfile
 import time

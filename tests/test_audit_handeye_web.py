@@ -10,7 +10,7 @@ from tabulate.adjudicate import schema, users
 from tabulate.audit.handeye import migrate, start_audit
 from tabulate.store import open_store
 
-from test_adjudicate_support import Browser, fast_passwords, form, password  # noqa: F401
+from test_adjudicate_support import Browser, fast_passwords, password  # noqa: F401
 from test_audit_handeye_support import hand_tally, truth_store, truth_template  # noqa: F401
 
 RACE = "us-senate"

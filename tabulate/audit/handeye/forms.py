@@ -18,7 +18,6 @@ import math
 from pathlib import Path
 
 from ...report.pdf import Form, write_form
-from .explain import WHY
 from .state import AuditState
 
 #: Tally boxes per printed row, and votes per box (tally marks in fives).
@@ -133,5 +132,3 @@ def audit_sheets(state: AuditState, containers) -> Form:
 def write_audit_sheets(state: AuditState, containers, out_dir: str | Path) -> Path:
     return write_form(audit_sheets(state, containers), Path(out_dir) / f"handeye-audit-{state.audit.id}-sheets.pdf")
 
-
-__all__ = ["WHY", "audit_sheets", "tally_rows", "write_audit_sheets"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from ...election import Election
 from ...report.records import BallotRecord
-from ...rules import BallotMarks, OptionMark, apply_rules
+from ...rules import BallotMarks, apply_rules
 
 
 @dataclass(frozen=True)
@@ -88,9 +88,3 @@ def hand_votes(election: Election, record: BallotRecord, contest_id: str) -> Han
     high = apply_rules(election, _as_counted(record.marks, contest_id, "marked")).contest(contest_id).selections
     return HandVotes(machine, low, high, unsure)
 
-
-def hand_reading_marks(marks: BallotMarks) -> BallotMarks:
-    """Every target read by the hand rule (marginal stays marginal): for showing a ballot."""
-    return replace(marks, marks={cid: {oid: OptionMark(m.hand if m.hand is not None else m.scan, None,
-                                                        m.write_in_ink, m.score)
-                                       for oid, m in opts.items()} for cid, opts in marks.marks.items()})

@@ -10,7 +10,7 @@ from ...election import Contest, Election
 from ...store import Store
 from . import book
 from .compare import ComparisonRow, compare, option_label
-from .explain import Explanation, Prediction, explain
+from .explain import Explanation, Prediction, explain, predict
 from .tallies import Attempt, group_attempts, matched_tally
 from .workbench import ScannerSheets, ballots_with_race, hand_clauses, machine_counts, scanner_sheets
 
@@ -93,8 +93,6 @@ def audit_state(store: Store, conn: sqlite3.Connection, audit_id: int) -> AuditS
     election = store.election()
     contest = election.contest(audit.contest_id)
     sheets = scanner_sheets(store, conn, audit.tabulator)
-    from .explain import predict
-
     prediction = predict(election, audit.tabulator, contest.id, sheets.sheets, sheets.set_aside, hand_clauses(store))
     machine = machine_counts(election, sheets, contest.id)
     entries = book.tallies(conn, audit_id)

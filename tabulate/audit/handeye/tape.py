@@ -18,7 +18,7 @@ import re
 from typing import Any, Mapping
 
 from ...election import Contest
-from .tallies import TallyError, parse_counts, read_counts_csv
+from .tallies import TallyError, read_counts_csv
 
 TAPE_FORMATS: tuple[str, ...] = ("csv", "dominion", "nist")
 
@@ -70,7 +70,8 @@ def tape_from_dominion(contest: Contest, text: str, *, tabulator: str | None = N
         if current is not None and _name(current) == _name(contest.title) and i < len(choices):
             oid = _option_for_name(contest, choices[i])
             if oid is None:
-                raise TallyError(f"the CVR file's choice {choices[i]!r} in {contest.title} is not an option of the race")
+                raise TallyError(f"the CVR file's choice {choices[i]!r} in {contest.title} is not an option "
+                                 "of the race")
             columns[i] = oid
     if not columns:
         raise TallyError(f"the CVR file has no contest titled {contest.title!r}")
@@ -159,5 +160,3 @@ def read_tape(contest: Contest, text: str, fmt: str, *, tabulator: str | None = 
         return tape_from_nist(contest, text, tabulator=tabulator)
     raise TallyError(f"unknown tape format {fmt!r} (one of {', '.join(TAPE_FORMATS)})")
 
-
-__all__ = ["TAPE_FORMATS", "parse_counts", "read_tape", "tape_from_dominion", "tape_from_nist"]
