@@ -91,3 +91,31 @@ def _forms(html: str) -> list[dict]:
         fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', m.group(2)))
         out.append({"action": m.group(1), "fields": fields})
     return out
+
+
+def test_the_board_sees_the_race_on_a_listed_ballot_and_nothing_else(tmp_path, fast_passwords):  # noqa: F811
+    """A store of real scans (the demo's sample): the image of the audited race on a ballot the audit lists."""
+    from tabulate.adjudicate.sample import build_sample_store
+    from tabulate.adjudicate.web.app import create_app
+
+    db = tmp_path / "s.db"
+    build_sample_store(db, tmp_path / "images").close()
+    conn = schema.connect(db)
+    schema.migrate(conn)
+    migrate(conn)
+    users.add_user(conn, "bea", "board", password("bea"), party="DEM", actor="test")
+    users.add_user(conn, "ann", "auditor", password("ann"), party="REP", actor="test")
+    store = open_store(db, create=False)
+    start_audit(store, conn, actor="test", tabulator="1", contest_id="state-senate-7")  # sheet 5: X beside a name
+    store.close()
+    conn.close()
+    app = create_app(db)
+    bea, ann = Browser(app), Browser(app)
+    bea.login("bea")
+    page = bea.get("/audit/1")
+    assert "/audit/1/ballot/5.png" in page.text
+    image = bea.get("/audit/1/ballot/5.png")
+    assert image.status_code == 200 and image.headers["content-type"] == "image/png" and image.content[:4] == b"\x89PNG"
+    assert bea.get("/audit/1/ballot/8.png").status_code == 404  # a clean ballot the audit does not list
+    ann.login("ann")
+    assert ann.get("/audit/1/ballot/5.png").status_code == 403

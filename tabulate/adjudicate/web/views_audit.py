@@ -20,6 +20,7 @@ from starlette.routing import Route
 from ...audit.handeye import book, workflow
 from ...audit.handeye.state import audit_state
 from ...audit.handeye.tallies import TallyError, current_attempt, group_attempts, matched_tally
+from ..source import SourceError
 from .context import Ctx, endpoint, forbidden
 
 
@@ -109,9 +110,32 @@ def finding(ctx: Ctx, audit_id: int) -> Response:
     return RedirectResponse(f"/audit/{audit_id}?m=Recorded.", status_code=303)
 
 
+@endpoint("audit_board")
+def race_image(ctx: Ctx, audit_id: int, sheet_id: str) -> Response:
+    """The audited race on one ballot the audit lists, as scanned (board only; no other ballot is served)."""
+    from ...audit.handeye.crops import race_image as image
+
+    sheet_id = int(sheet_id)  # the app hands every sheet id over as text
+    _migrated(ctx)
+    try:
+        state = audit_state(ctx.source.store, ctx.conn, audit_id)
+    except book.AuditError as e:
+        return forbidden(ctx, str(e), 404)
+    if sheet_id not in {b.sheet_id for b in state.prediction.ballots}:
+        return forbidden(ctx, "This ballot is not listed by the audit.", 404)
+    try:
+        png = image(ctx.source, sheet_id, state.contest.id)
+    except (SourceError, OSError) as e:
+        return forbidden(ctx, f"No image: {e}", 410)
+    if png is None:
+        return forbidden(ctx, "No registered image of this race on the ballot.", 404)
+    return Response(png, media_type="image/png", headers={"Cache-Control": "private, no-store"})
+
+
 ROUTES = [
     Route("/audit", audit_list),
     Route("/audit/{audit_id:int}", audit_page),
     Route("/audit/{audit_id:int}/tally", enter, methods=["POST"]),
     Route("/audit/{audit_id:int}/finding", finding, methods=["POST"]),
+    Route("/audit/{audit_id:int}/ballot/{sheet_id:int}.png", race_image),
 ]
