@@ -136,3 +136,24 @@ def test_sheets_the_scanner_set_aside_are_listed(tmp_path):
     finally:
         conn.close()
         store.close()
+
+
+def test_a_duplicate_scan_is_set_aside_not_counted_twice(tmp_path):
+    """The same paper fed again in another batch is a duplicate: listed as set aside, never in the pile twice."""
+    from tabulate.store import PageImage, SheetOutcome
+
+    db = tmp_path / "s.db"
+    build_truth_store(db)
+    store = open_store(db, create=False)
+    first = next(store.sheets())
+    again = store.open_batch("box-2", "election_day", tabulator="1")
+    store.record_sheets(again.id, [SheetOutcome(1, first.identity, first.pages, first.status, votes=first.interpreted,
+                                                marks=first.marks, style_id=first.style_id,
+                                                precinct_id=first.precinct_id)])
+    conn = connect(db)
+    try:
+        sheets = scanner_sheets(store, conn, "1")
+        assert len(sheets.sheets) == 18 and [(s.batch, s.status) for s in sheets.set_aside] == [("box-2", "duplicate")]
+    finally:
+        conn.close()
+        store.close()

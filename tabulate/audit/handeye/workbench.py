@@ -69,7 +69,10 @@ def scanner_sheets(store: Store, conn: sqlite3.Connection, tabulator: str) -> Sc
         if s.batch.tabulator != tabulator:
             continue
         r = records.get(s.ballot_id)
-        if r is not None and (s.status in LIVE_STATUSES or r.decided):
+        # A duplicate shares its identity with the sheet it repeats: only a record at this very place
+        # (this batch and position) is this sheet's, e.g. a rejected sheet the board entered by hand.
+        here = r is not None and (r.batch, r.position) == (s.batch.name, s.position)
+        if here and (s.status in LIVE_STATUSES or r.decided):
             live.append(AuditedSheet(s.id, r))
         elif s.status not in LIVE_STATUSES:
             why = "; ".join(x.detail or x.code for x in s.reasons) or s.status
