@@ -157,3 +157,28 @@ def test_a_duplicate_scan_is_set_aside_not_counted_twice(tmp_path):
     finally:
         conn.close()
         store.close()
+
+
+def test_a_larger_simulated_batch_from_planned_marks_is_explained_in_full(tmp_path):
+    """The smaller twin of `benchmarks/handeye.py --readings planned` (500 sheets there, 80 here)."""
+    import json as _json
+
+    from tabulate.audit.handeye.simulated import planned_outcome, simulated_hand_tally
+
+    db = tmp_path / "p.db"
+    store = open_store(db)
+    store.bind_election(ELECTION_, _json.loads(ELECTION.read_text(encoding="utf-8")))
+    batch = store.open_batch("sim", "election_day", tabulator="1")
+    made = [planned_outcome((ELECTION_, k, 2029, False, "realistic")) for k in range(80)]
+    store.record_sheets(batch.id, [o for o, _ in made])
+    conn = connect(db)
+    try:
+        sheets = scanner_sheets(store, conn, "1")
+        for race in ("president", "city-council"):
+            p = prediction_for(store, conn, "1", race)
+            x = explain(p, simulated_hand_tally(ELECTION_, [t for _, t in made], race),
+                        machine_counts(ELECTION_, sheets, race))
+            assert x.total_difference > 5 and x.total_unexplained == 0, race
+    finally:
+        conn.close()
+        store.close()

@@ -101,3 +101,38 @@ def simulate_outcome(args: tuple) -> tuple:
     r = interpret_sheet(election, pngs)
     return SheetOutcome(index + 1, identity, pages, r.status, reasons=r.reasons, style_id=r.style_id,
                         precinct_id=r.precinct_id, evidence=r.evidence, marks=r.marks, votes=r.votes), sheet.truth
+
+
+def planned_truth(election: Election, index: int, seed: int, population: str = "realistic") -> dict:
+    """Sheet ``index``'s truth without drawing it: the same voter and marks as `simulate_sheet` draws.
+
+    The expected readings of a mark depend only on its kind (`MARK_KINDS`), so
+    the targets' ``scan`` and ``hand`` are known from the plan; nothing is
+    rendered (milliseconds, not the ~50 ms of ink and scanner). The fields
+    are those `hand_marks` and `_truth_outcome` read.
+    """
+    from ...ballots.plan import plan_sheet
+    from ...ballots.simulate import sheet_rngs
+    from ...ballots.truth import target_entries
+    from ...ballots.voters import POPULATIONS, draw_voter
+    from ...election.layout import layout_style
+
+    pop = POPULATIONS[population]
+    r_voter, _, _ = sheet_rngs(seed, index)
+    intent = draw_voter(election, r_voter, pop)
+    plan = plan_sheet(layout_style(election, intent.style_id), intent, pop, r_voter)
+    return {"sheet": index + 1, "style": intent.style_id, "precinct": intent.precinct_id,
+            "targets": target_entries(plan, {}, False, {})}
+
+
+def planned_outcome(args: tuple) -> tuple:
+    """Like `simulate_outcome` with readings written from the planned truth (no images at all)."""
+    import hashlib
+
+    from ...store import PageImage, sheet_identity
+
+    election, index, seed, _read, population = args
+    truth = planned_truth(election, index, seed, population)
+    digests = [hashlib.sha256(f"planned/{seed}/{index}/{side}".encode()).hexdigest() for side in (1, 2)]
+    pages = tuple(PageImage(f"sim-{index + 1:05d}-{side}.png", d) for side, d in zip(("front", "back"), digests))
+    return _truth_outcome(election, index + 1, truth, sheet_identity(digests), pages), truth
