@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 
 from tabulate.adjudicate.schema import connect  # noqa: E402
 from tabulate.audit.handeye import audit_state, enter_tally, migrate, start_audit  # noqa: E402
-from tabulate.audit.handeye.simulated import hand_selections, planned_outcome, simulate_outcome  # noqa: E402
 from tabulate.audit.handeye.explain import explain, predict  # noqa: E402
+from tabulate.audit.handeye.simulated import hand_selections, planned_outcome, simulate_outcome  # noqa: E402
 from tabulate.audit.handeye.workbench import audit_pool, hand_clauses, machine_counts, scanner_sheets  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
 from tabulate.store import open_store  # noqa: E402

@@ -16,13 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
+from test_adjudicate_support import password
+from test_audit_handeye_support import hand_tally, truth_store, truth_template  # noqa: F401
 
 from tabulate.adjudicate import schema, users
 from tabulate.audit.handeye import migrate, start_audit
 from tabulate.store import open_store
-
-from test_adjudicate_support import password
-from test_audit_handeye_support import hand_tally, truth_store, truth_template  # noqa: F401
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -42,7 +41,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def server(truth_store):  # noqa: F811
+def server(truth_store):
     import uvicorn
     from argon2 import PasswordHasher
 

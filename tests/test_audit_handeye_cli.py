@@ -7,10 +7,9 @@ import re
 
 import pytest
 from pypdf import PdfReader
+from test_audit_handeye_support import counts_csv, hand_tally, truth_store, truth_template  # noqa: F401
 
 from tabulate.cli import main
-
-from test_audit_handeye_support import counts_csv, hand_tally, truth_store, truth_template  # noqa: F401
 
 SEED = "31415926535897932384"
 
@@ -26,7 +25,7 @@ def pdf_text(path) -> str:
 
 
 @pytest.fixture
-def selected(truth_store, capsys):  # noqa: F811
+def selected(truth_store, capsys):
     code, out, _ = run(capsys, "select", "--db", truth_store, "--seed", SEED)
     assert code == 0
     race = re.search(r"race (\S+)", out).group(1)
@@ -105,12 +104,12 @@ def test_a_whole_audit_mismatch_reentry_compare_and_findings(selected, capsys, t
     assert main(["log", "verify", "--db", str(db)]) == 0
 
 
-def test_an_unknown_audit_is_one_line(truth_store, capsys):  # noqa: F811
+def test_an_unknown_audit_is_one_line(truth_store, capsys):
     code, _, err = run(capsys, "compare", "--db", truth_store, "--audit", 9)
     assert code == 2 and err.strip() == "tabulate: there is no hand-to-eye audit 9 in this store"
 
 
-def test_an_announced_selection_that_is_not_possible_is_one_line(truth_store, capsys):  # noqa: F811
+def test_an_announced_selection_that_is_not_possible_is_one_line(truth_store, capsys):
     code, _, err = run(capsys, "select", "--db", truth_store, "--tabulator", "1", "--contest", "amendment-1")
     assert code == 2 and "was not tabulated on scanner 1" in err
 

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from test_audit_handeye_support import ELECTION, build_truth_store, truth_store, truth_template  # noqa: F401
 
 from tabulate.adjudicate.schema import connect
 from tabulate.audit.handeye import audit_state, enter_tally, explain, migrate, predict, start_audit
 from tabulate.audit.handeye.explain import AuditedSheet
 from tabulate.audit.handeye.simulated import hand_selections
 from tabulate.audit.handeye.workbench import audit_pool, machine_counts, prediction_for, scanner_sheets
+from tabulate.core import BallotRecord
 from tabulate.election import load_election
-from tabulate.report.records import BallotRecord
 from tabulate.rules import BallotMarks, OptionMark, apply_rules
 from tabulate.store import open_store
-
-from test_audit_handeye_support import ELECTION, build_truth_store, truth_store, truth_template  # noqa: F401
 
 ELECTION_ = load_election(ELECTION)
 
@@ -69,7 +68,7 @@ def test_overvotes_and_write_ins_are_listed_to_look_at_even_with_no_change():
     assert p.sheet_ids == () and all("31 KAR 6:030" in b.clauses[0] for b in p.ballots)
 
 
-def test_on_a_simulated_batch_every_difference_is_explained_by_the_predicted_ballots(truth_store):  # noqa: F811
+def test_on_a_simulated_batch_every_difference_is_explained_by_the_predicted_ballots(truth_store):
     """The simulator's hand-count truth makes the hand tally; circled ovals and X beside names make it exceed
     the machine count, and the prediction, made before the count, names exactly the ballots behind it."""
     from test_audit_handeye_support import truth_sheets
@@ -100,7 +99,7 @@ def test_on_a_simulated_batch_every_difference_is_explained_by_the_predicted_bal
     assert total >= 20  # the sample's X marks, circles and the mark beside a name
 
 
-def test_the_prediction_at_selection_names_the_ballots_found_after_the_count(truth_store):  # noqa: F811
+def test_the_prediction_at_selection_names_the_ballots_found_after_the_count(truth_store):
     store = open_store(truth_store, create=False)
     conn = connect(truth_store)
     migrate(conn)
@@ -140,7 +139,7 @@ def test_sheets_the_scanner_set_aside_are_listed(tmp_path):
 
 def test_a_duplicate_scan_is_set_aside_not_counted_twice(tmp_path):
     """The same paper fed again in another batch is a duplicate: listed as set aside, never in the pile twice."""
-    from tabulate.store import PageImage, SheetOutcome
+    from tabulate.store import SheetOutcome
 
     db = tmp_path / "s.db"
     build_truth_store(db)

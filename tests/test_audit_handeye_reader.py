@@ -9,19 +9,19 @@ from __future__ import annotations
 import hashlib
 import json
 
+from test_audit_handeye_support import ELECTION
+
 from tabulate.adjudicate.schema import connect
 from tabulate.audit.handeye import explain
 from tabulate.audit.handeye.simulated import simulated_hand_tally
 from tabulate.audit.handeye.workbench import machine_counts, prediction_for, scanner_sheets
 from tabulate.ballots.plan import forced_plan
-from tabulate.ballots.render import png_bytes
 from tabulate.ballots.simulate import simulate_sheet
 from tabulate.central import interpret_sheet
 from tabulate.election import load_election
 from tabulate.election.layout import layout_style
+from tabulate.election.render import png_bytes
 from tabulate.store import PageImage, SheetOutcome, open_store, sheet_identity
-
-from test_audit_handeye_support import ELECTION
 
 SHEETS = (
     {("us-senate", "sen-caldwell"): "circle", ("president", "pres-hale"): "full_fill"},   # §3(1)(b)

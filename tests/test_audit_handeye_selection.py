@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 from scipy.stats import chi2
+from test_audit_handeye_support import ELECTION
 
 from tabulate.audit.handeye.selection import (
     Candidates,
@@ -18,10 +19,8 @@ from tabulate.audit.handeye.selection import (
 from tabulate.election import load_election
 from tabulate.report.synthetic import synthetic_records
 
-from test_audit_handeye_support import ELECTION
-
-POOL = Candidates(("1", "2", "3", "4", "5"), {t: ("a", "b", "c", "d", "e", "f", "g") for t in "12345"},
-                  {t: 10 for t in "12345"})
+POOL = Candidates(("1", "2", "3", "4", "5"), dict.fromkeys("12345", ("a", "b", "c", "d", "e", "f", "g")),
+                  dict.fromkeys("12345", 10))
 
 
 def _by_hand(seed: str, counter: int, n: int) -> int:

@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 import pytest
+from test_audit_handeye_support import counts_csv, hand_tally, truth_store, truth_template  # noqa: F401
 
 from tabulate.adjudicate.schema import connect
 from tabulate.audit.handeye import TallyError, audit_state, enter_tally, migrate, read_tape, start_audit
@@ -15,13 +16,11 @@ from tabulate.report import cast_vote_record_report, dominion_cvr_csv
 from tabulate.store import open_store
 from tabulate.store.records import ballot_records
 
-from test_audit_handeye_support import counts_csv, hand_tally, truth_store, truth_template  # noqa: F401
-
 RACE = "us-senate"
 
 
 @pytest.fixture
-def audit(truth_store):  # noqa: F811
+def audit(truth_store):
     store = open_store(truth_store, create=False)
     conn = connect(truth_store)
     migrate(conn)
@@ -119,5 +118,4 @@ def test_the_tape_from_another_vendors_cvr_equals_the_scanners_count(audit):
     nist = json.dumps(cast_vote_record_report(election, records))
     assert read_tape(contest, nist, "nist", tabulator="1") == machine
     assert read_tape(contest, counts_csv(machine), "csv") == machine
-    assert read_tape(contest, dominion_cvr_csv(election, records), "dominion", tabulator="7") == {
-        o: 0 for o in machine}
+    assert read_tape(contest, dominion_cvr_csv(election, records), "dominion", tabulator="7") == dict.fromkeys(machine, 0)

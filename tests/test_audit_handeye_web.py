@@ -5,20 +5,19 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_adjudicate_support import Browser, fast_passwords, password  # noqa: F401
+from test_audit_handeye_support import hand_tally, truth_store, truth_template  # noqa: F401
 
 from tabulate.adjudicate import schema, users
 from tabulate.audit.handeye import migrate, start_audit
 from tabulate.store import open_store
-
-from test_adjudicate_support import Browser, fast_passwords, password  # noqa: F401
-from test_audit_handeye_support import hand_tally, truth_store, truth_template  # noqa: F401
 
 RACE = "us-senate"
 PEOPLE = (("ann", "auditor", "REP"), ("bo", "auditor", "DEM"), ("cy", "auditor", "REP"), ("bea", "board", "DEM"))
 
 
 @pytest.fixture
-def app(truth_store, fast_passwords):  # noqa: F811
+def app(truth_store, fast_passwords):
     from tabulate.adjudicate.web.app import create_app
 
     conn = schema.connect(truth_store)
@@ -93,10 +92,10 @@ def _forms(html: str) -> list[dict]:
     return out
 
 
-def test_the_board_sees_the_race_on_a_listed_ballot_and_nothing_else(tmp_path, fast_passwords):  # noqa: F811
+def test_the_board_sees_the_race_on_a_listed_ballot_and_nothing_else(tmp_path, fast_passwords):
     """A store of real scans (the demo's sample): the image of the audited race on a ballot the audit lists."""
-    from tabulate.adjudicate.sample import build_sample_store
     from tabulate.adjudicate.web.app import create_app
+    from tabulate.commands.review_sample import build_sample_store
 
     db = tmp_path / "s.db"
     build_sample_store(db, tmp_path / "images").close()

@@ -12,7 +12,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def _common(p: argparse.ArgumentParser, *, audit: bool = True) -> None:
@@ -185,7 +185,7 @@ def _enter(args) -> int:
         print("  the two tallies match")
     else:
         print("  the two tallies DIFFER on: " + ", ".join(labels[o] for o in attempt.differences))
-        print("  recount the pile; both counters enter again (attempt %d)" % (attempt.number + 1))
+        print(f"  recount the pile; both counters enter again (attempt {attempt.number + 1})")
         return 1
     return 0
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
+from ...core import BallotRecord
 from ...election import Contest, Election
-from ...report.records import BallotRecord
 from .reading import hand_votes
 
 #: Why a ballot is listed, with the clause behind it.

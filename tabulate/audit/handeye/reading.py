@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ...core import BallotRecord
 from ...election import Election
-from ...report.records import BallotRecord
 from ...rules import BallotMarks, apply_rules
 
 

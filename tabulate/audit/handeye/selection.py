@@ -32,8 +32,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from ...core import BallotRecord
 from ...election import STRAIGHT_PARTY_CONTEST_ID, Election
-from ...report.records import BallotRecord
 
 #: The counters of the two draws (the second element of each hashed string).
 TABULATOR_COUNTER = 1
@@ -80,7 +80,7 @@ def draw(seed: str, counter: int, n: int) -> int:
     """The index in ``range(n)`` that ``seed`` and ``counter`` choose (see the module docstring)."""
     if n < 1:
         raise SelectionError("nothing to choose from")
-    digest = hashlib.sha256(f"{seed},{counter}".encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(f"{seed},{counter}".encode()).hexdigest()
     return int(digest, 16) % n
 
 

@@ -84,8 +84,8 @@ def simulate_outcome(args: tuple) -> tuple:
     """
     import hashlib
 
-    from ...ballots.render import png_bytes
     from ...ballots.simulate import simulate_sheet
+    from ...election.render import png_bytes
     from ...store import PageImage, SheetOutcome, sheet_identity
 
     election, index, seed, read, population = args

@@ -39,7 +39,7 @@ def _option_for_name(contest: Contest, name: str) -> str | None:
         if n in names:
             return o.id
     lines = [o.id for o in contest.options if o.kind == "write_in"]
-    if len(lines) == 1 and (n.startswith("write-in") or n.startswith("write in") or n == "writein"):
+    if len(lines) == 1 and (n.startswith(("write-in", "write in")) or n == "writein"):
         return lines[0]
     return None
 
