@@ -18,6 +18,7 @@ from typing import Callable
 from ...adjudicate import adjudicated_records
 from ...adjudicate.explain import hand_clause_words
 from ...adjudicate.source import target_evidence
+from ...core import BallotRecord
 from ...election import Election
 from ...report.rla import ARLO_CONTAINERS
 from ...store import LIVE_STATUSES, Store
@@ -51,7 +52,7 @@ class Container:
     last: int
 
 
-def _live_records(store: Store, conn: sqlite3.Connection) -> dict[str, object]:
+def _live_records(store: Store, conn: sqlite3.Connection) -> dict[str, BallotRecord]:
     return {r.ballot_id: r for r in adjudicated_records(store, conn)}
 
 
@@ -131,10 +132,10 @@ def retrieval_list(store: Store, sheets: ScannerSheets) -> list[Container]:
         d = per.setdefault(s.record.batch, {"n": 0, "aside": 0, "pos": []})
         d["n"] += 1
         d["pos"].append(s.record.position)
-    for s in sheets.set_aside:
-        d = per.setdefault(s.batch, {"n": 0, "aside": 0, "pos": []})
+    for a in sheets.set_aside:
+        d = per.setdefault(a.batch, {"n": 0, "aside": 0, "pos": []})
         d["aside"] += 1
-        d["pos"].append(s.position)
+        d["pos"].append(a.position)
     out = []
     for batch, d in per.items():
         vt = vote_types.get(batch, "")
