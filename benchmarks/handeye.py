@@ -132,6 +132,35 @@ def whole_audit(db: Path, truths: dict[str, dict], seed: str) -> str:
         store.close()
 
 
+def _print(rows: list[dict]) -> int:
+    print(f"{'race':<22}{'hand-machine':>13}{'unexplained':>12}{'explained':>10}{'ballots':>8}{'named':>7}"
+          f"{'maybe':>6}{'missed':>7}{'extra':>6}")
+    for r in rows:
+        print(f"{r['race']:<22}{r['difference']:>13}{r['unexplained']:>12}{100 * r['explained']:>9.1f}%"
+              f"{r['truth_ballots']:>8}{r['named']:>7}{r['maybe']:>6}{r['missed']:>7}{r['extra']:>6}")
+    total = sum(r["difference"] for r in rows)
+    unexplained = sum(r["unexplained"] for r in rows)
+    print(f"all races: difference {total} votes, unexplained {unexplained} "
+          f"({100 * (1 - unexplained / total) if total else 100:.1f} % explained); ballots whose hand reading "
+          f"differs {sum(r['truth_ballots'] for r in rows)}, named for sure {sum(r['named'] for r in rows)}, "
+          f"named as maybe (a faint mark) {sum(r['maybe'] for r in rows)}, missed {sum(r['missed'] for r in rows)}, "
+          f"named for sure but not differing {sum(r['extra'] for r in rows)}")
+    return unexplained
+
+
+def _scanned(db: Path, truth_file: Path) -> int:
+    import json
+
+    sheets = json.loads(truth_file.read_text(encoding="utf-8"))["sheets"]
+    store = open_store(db, create=False)
+    try:
+        truths = {s.ballot_id: sheets[s.position - 1] for s in store.sheets()}
+    finally:
+        store.close()
+    print(f"{len(truths)} scanned sheets of {db.name}, read by the real reader, against {truth_file}")
+    return 0 if _print(race_rows(db, truths)) == 0 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sheets", type=int, default=500)
@@ -143,7 +172,13 @@ def main(argv: list[str] | None = None) -> int:
                          "from the simulator's expected readings of its planned marks, drawing nothing (the audit "
                          "logic alone, in seconds)")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="keep the store in DIR")
+    ap.add_argument("--scanned", type=Path, nargs=2, metavar=("DB", "TRUTH"),
+                    help="instead of simulating, evaluate a store already scanned (one batch, tabulator 1) against "
+                         "the truth.json of its scans, sheet k of the batch being sheet k of the truth "
+                         "(e.g. the demo's store and samples/general/scans/truth.json)")
     args = ap.parse_args(argv)
+    if args.scanned:
+        return _scanned(*args.scanned)
     out = args.keep or Path(tempfile.mkdtemp(prefix="handeye-bench-"))
     out.mkdir(parents=True, exist_ok=True)
     db = out / "handeye.db"
@@ -157,18 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.sheets} sheets, seed {args.seed}, population {args.population}, "
           f"{'readings from the planned marks' if args.readings == 'planned' else 'read by the real reader'} "
           f"({t1 - t0:.0f} s to simulate and read, {t2 - t1:.1f} s to predict and explain every race)")
-    print(f"{'race':<22}{'hand-machine':>13}{'unexplained':>12}{'explained':>10}{'ballots':>8}{'named':>7}"
-          f"{'maybe':>6}{'missed':>7}{'extra':>6}")
-    for r in rows:
-        print(f"{r['race']:<22}{r['difference']:>13}{r['unexplained']:>12}{100 * r['explained']:>9.1f}%"
-              f"{r['truth_ballots']:>8}{r['named']:>7}{r['maybe']:>6}{r['missed']:>7}{r['extra']:>6}")
-    total = sum(r["difference"] for r in rows)
-    unexplained = sum(r["unexplained"] for r in rows)
-    print(f"all races: difference {total} votes, unexplained {unexplained} "
-          f"({100 * (1 - unexplained / total) if total else 100:.1f} % explained); ballots whose hand reading "
-          f"differs {sum(r['truth_ballots'] for r in rows)}, named for sure {sum(r['named'] for r in rows)}, "
-          f"named as maybe (a faint mark) {sum(r['maybe'] for r in rows)}, missed {sum(r['missed'] for r in rows)}, "
-          f"named for sure but not differing {sum(r['extra'] for r in rows)}")
+    unexplained = _print(rows)
     print(whole_audit(db, truths, "31415926535897932384"))
     return 0 if unexplained == 0 else 1
 
