@@ -29,7 +29,9 @@ def _may_see(ctx: Ctx) -> bool:
 
 
 def _migrated(ctx: Ctx) -> None:
-    book.migrate(ctx.conn)
+    # Creating the tables takes the write lock: only when they are missing, not on every page.
+    if ctx.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'he_findings'").fetchone() is None:
+        book.migrate(ctx.conn)
 
 
 @endpoint(None)
