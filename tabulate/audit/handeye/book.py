@@ -23,6 +23,7 @@ from typing import Mapping
 from ...adjudicate import auditlog
 from ...adjudicate.schema import migrate as migrate_adjudication
 from ...adjudicate.schema import transaction
+from ...core import TabulateError
 from .tallies import TallyEntry
 
 _TABLES = """
@@ -68,8 +69,10 @@ CREATE TABLE IF NOT EXISTS he_findings (
 _APPEND_ONLY = ("he_audits", "he_tallies", "he_tapes", "he_findings")
 
 
-class AuditError(ValueError):
+class AuditError(TabulateError, ValueError):
     """A request the audit's state does not allow (no such audit, already signed ...)."""
+
+    code = "audit"
 
 
 @dataclass(frozen=True)

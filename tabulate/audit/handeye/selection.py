@@ -32,7 +32,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from ...core import BallotRecord
+from ...core import BallotRecord, TabulateError
 from ...election import STRAIGHT_PARTY_CONTEST_ID, Election
 
 #: The counters of the two draws (the second element of each hashed string).
@@ -40,8 +40,10 @@ TABULATOR_COUNTER = 1
 RACE_COUNTER = 2
 
 
-class SelectionError(ValueError):
+class SelectionError(TabulateError, ValueError):
     """The draw cannot be made or the announced selection is not possible; the message says why."""
+
+    code = "audit_selection"
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,14 @@ import io
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from ...core import TabulateError
 from ...election import Contest, Election
 
 
-class TallyError(ValueError):
+class TallyError(TabulateError, ValueError):
     """A tally that cannot be accepted (wrong party, unknown option, a count that is not a number ...)."""
+
+    code = "audit_tally"
 
 
 @dataclass(frozen=True)
