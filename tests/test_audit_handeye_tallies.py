@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 from test_audit_handeye_support import counts_csv, hand_tally, truth_store, truth_template  # noqa: F401
 
+from tabulate.adjudicate import auditlog
 from tabulate.adjudicate.schema import connect
 from tabulate.audit.handeye import TallyError, audit_state, enter_tally, migrate, read_tape, start_audit
 from tabulate.audit.handeye.book import AuditError, add_finding
@@ -64,7 +65,7 @@ def test_differing_tallies_start_a_new_attempt_and_every_attempt_is_kept(audit):
     assert [e.counts["sen-brennan"] for e in state.attempts[0].entries] == [good["sen-brennan"], off["sen-brennan"]]
     with pytest.raises(TallyError, match="already match"):
         enter_tally(store, conn, aid, counter="Cy", party="LIB", counts=good, actor="t")
-    actions = [r[0] for r in conn.execute("SELECT action FROM adj_log WHERE action LIKE 'handeye%' ORDER BY seq")]
+    actions = [e.action for e in auditlog.entries(conn) if e.action.startswith("handeye")]
     assert actions == ["handeye_select", "handeye_prediction", "handeye_tally", "handeye_tally",
                        "handeye_tallies_differ", "handeye_tally", "handeye_tally", "handeye_tallies_match"]
 
