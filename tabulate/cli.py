@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "testdeck",
     "recanvass",
     "recount",
+    "audit",
 )
 
 

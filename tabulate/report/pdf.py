@@ -160,6 +160,11 @@ class Form:
     def new_page(self) -> None:
         self.pdf.add_page()
 
+    def keep_together(self, height_in: float) -> None:
+        """Start a new page unless ``height_in`` inches still fit above the bottom margin."""
+        if self.pdf.get_y() + height_in > self.pdf.h - self.pdf.b_margin:
+            self.pdf.add_page()
+
     def to_bytes(self) -> bytes:
         return bytes(self.pdf.output())
 
