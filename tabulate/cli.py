@@ -30,6 +30,10 @@ COMMAND_MODULES = (
     "review",
     "verify",
     "signing",
+    "testdeck",
+    "recanvass",
+    "recount",
+    "audit",
 )
 
 
