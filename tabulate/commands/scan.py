@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..election import VOTE_TYPES, Election, ElectionError, load_election
 from ..store import Store, StoreError, open_store
-from ..store.batch_lock import BatchLock
+from ..store.batch_lock import batch_lock
 from .errors import UsageError
 
 
@@ -139,7 +139,7 @@ def run_scan(args: argparse.Namespace) -> int:
         raise UsageError(f"--cluster {args.cluster!r}: give local:N or a scheduler address tcp://HOST:PORT")
     plan = _plan(args)
     store = open_bound_store(args.db, election, document)
-    lock = BatchLock(args.db, args.batch)
+    lock = batch_lock(args.db, store, args.batch)
     try:
         try:
             lock.acquire()  # before the batch is opened: a refused scan changes nothing
