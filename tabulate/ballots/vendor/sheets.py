@@ -103,7 +103,8 @@ def _paper(pages: list[np.ndarray], blanks: list[np.ndarray], b: VendorBallot, f
     if rng.random() < fx.fold:  # a fold: a faint grey crease across the page at a third of its height
         i = int(rng.integers(2))
         row = int(pages[i].shape[0] * rng.uniform(0.3, 0.37))
-        pages[i][row:row + 2] = cv2.subtract(pages[i][row:row + 2], np.uint8(int(rng.integers(12, 28))))
+        band = pages[i][row:row + 2].astype(np.int16) - int(rng.integers(12, 28))
+        pages[i][row:row + 2] = np.clip(band, 0, 255).astype(np.uint8)
         done["fold"] = True
     if rng.random() < fx.specks:
         boxes = [r for p in b.pages for _c, r in p.contest_areas]
