@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "demo",
     "ballots",
     "samples",
+    "templates",
     "read",
     "votes",
     "scan",

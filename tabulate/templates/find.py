@@ -34,7 +34,7 @@ TARGET_SIZE_IN = (0.12, 0.5, 0.07, 0.35)
 BOX_MIN_IN = (1.2, 0.4)
 BOX_RULE_MIN_IN = 0.02
 #: Targets whose left edges are within this (inches) are one column.
-COLUMN_TOL_IN = 0.12
+COLUMN_TOL_IN = 0.35
 #: Printed ink between two targets of a column at least this tall (inches) is a heading: a new contest.
 HEADING_MIN_IN = 0.05
 
@@ -98,7 +98,7 @@ def _arrows(ink: np.ndarray, dpi: float) -> list[FoundTarget]:
         fill = area / float(w * h)
         if 0.08 * dpi <= w <= 0.4 * dpi and 0.02 * dpi <= h <= 0.08 * dpi and fill > 0.85 and w > 2 * h:
             tails.append((x, y, w, h))
-        elif 0.06 * dpi <= w <= 0.35 * dpi and 0.08 * dpi <= h <= 0.25 * dpi and 0.35 < fill < 0.85:
+        elif 0.08 * dpi <= w <= 0.35 * dpi and 0.08 * dpi <= h <= 0.25 * dpi and 0.35 < fill < 0.85:
             heads.append((x, y, w, h))
     found = []
     for x, y, w, h in tails:
@@ -106,7 +106,8 @@ def _arrows(ink: np.ndarray, dpi: float) -> list[FoundTarget]:
         best = None
         for hx, hy, hw, hh in heads:
             gap = hx - (x + w)
-            if 0.1 * dpi <= gap <= 0.5 * dpi and abs(hy + hh / 2 - cy) < 0.03 * dpi and hy <= y and hy + hh >= y + h:
+            # An arrowhead is centred on its tail and at least twice as tall (a letter is neither).
+            if 0.1 * dpi <= gap <= 0.5 * dpi and abs(hy + hh / 2 - cy) < 0.015 * dpi and hh >= 1.8 * h:
                 if best is None or gap < best[0]:
                     best = (gap, hx, hw)
         if best is None:

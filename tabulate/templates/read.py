@@ -41,7 +41,7 @@ from .pages import prepared, scoring_template
 MIN_MATCH = 0.5
 MATCH_MARGIN = 0.05
 #: Where two close templates' blanks differ, the page must be nearer the winner on this share of pixels.
-MIN_CLOSER = 0.75
+MIN_CLOSER = 0.65
 FULL_ITERATIONS = 40
 SCALE_RANGE = (0.95, 1.05)
 MAX_SKEW_DEG = 5.0
