@@ -95,3 +95,8 @@ def read_code(image: np.ndarray, affine: np.ndarray, code: PageCode, paper: floa
             return None
         bits.append("1" if float(np.mean(win < split)) > 0.6 else "0")
     return "".join(bits)
+
+
+def read_qr_near(image: np.ndarray, affine: np.ndarray, rect: Rect, margin_in: float = 0.5) -> str | None:
+    """A QR symbol's text read in the crop round ``rect`` (page inches) placed by ``affine``, or None."""
+    return read_code(image, affine, PageCode("qr", "", rect.inset(CODE_CROP_MARGIN_IN - margin_in)), 255, 0)

@@ -25,7 +25,7 @@ from .model import TemplatePage, TemplateSet
 #: Interior points nearer than this (inches) to the blank's print are not scored.
 INTERIOR_PRINT_MARGIN_IN = 0.006
 #: Ink-level sample points: print at least this far (inches) inside its own edge.
-CORE_INK_IN = 0.008
+CORE_INK_IN = 0.012
 
 
 @dataclass(frozen=True, eq=False)

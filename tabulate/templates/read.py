@@ -31,9 +31,9 @@ from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
 from ..detect.streaks import streak_columns
 from ..detect.template import dpi_class
 from ..election.model import Election, Thresholds
-from .align import (COARSE_DPI, FINE_DPI, MAX_RESIDUAL_IN, Coarse, coarse, coarse_to_image, closer_share, ncc, page_frame, prepare,
-                    quick_match, refine)
-from .codes import read_code
+from .align import (COARSE_DPI, FINE_DPI, MAX_RESIDUAL_IN, Coarse, coarse, coarse_to_image, closer_share, level, ncc, nominal, page_frame, prepare,
+                    quick_match, refine, shrink)
+from .codes import read_code, read_qr_near
 from .model import TemplatePage, TemplateSet, load_set
 from .pages import prepared, scoring_template
 
@@ -42,7 +42,9 @@ MIN_MATCH = 0.5
 MATCH_MARGIN = 0.05
 #: Where two close templates' blanks differ, the page must be nearer the winner on this share of pixels.
 MIN_CLOSER = 0.65
-FULL_ITERATIONS = 40
+FULL_ITERATIONS = 25
+#: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
+FIT_TRIES = 3
 SCALE_RANGE = (0.95, 1.05)
 MAX_SKEW_DEG = 5.0
 
@@ -57,6 +59,7 @@ class TemplateReader:
 
     def __init__(self, folder: str):
         self.folder = str(folder)
+        self._paper: float | None = None
         self.tset = _load(self.folder)
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
 
@@ -114,15 +117,40 @@ class TemplateReader:
         out.sort(key=lambda c: -c[0])
         return out
 
+    def _code_first(self, image: np.ndarray, dpi: float, turns: tuple[int, int]
+                    ) -> list[tuple[float, TemplatePage, int]]:
+        """A QR code read where the set prints it on an unskewed page: its page, both turns, first (cheap)."""
+        rects = {p.code.rect for p in self.tset.pages if p.code is not None and p.code.kind == "qr"}
+        for rect in rects:
+            for k in turns:
+                text = read_qr_near(image, nominal(image.shape, k, dpi, *self.paper_in), rect)
+                named = self.tset.page_for_code(text) if text else None
+                if named is not None:
+                    return [(1.0, named, k), (0.0, named, (k + 2) % 4)]
+        return []
+
     def identify_and_register(self, image: np.ndarray) -> tuple[TemplatePage, Registration]:
         """The template page ``image`` shows and its registration; `ReadError` when either fails."""
         w_in, h_in = self.paper_in
         dpi, turned = image_dpi(image.shape, w_in, h_in)
-        small = prepare(image, dpi, COARSE_DPI, 1.0)
-        fine = prepare(image, dpi, FINE_DPI, 0.0)
-        _q, tp, k = self._candidates(small, (1, 3) if turned else (0, 2))[0]
-        c = coarse(prepared(self.tset, tp).small, small, k, FULL_ITERATIONS)
-        reg = self._register(image, fine, small.shape, dpi, tp, c)
+        fine8 = shrink(image, dpi, FINE_DPI)
+        fine = 255.0 - fine8.astype(np.float32)
+        small = prepare(fine8, FINE_DPI, COARSE_DPI, 1.0)
+        self._paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
+        turns = (1, 3) if turned else (0, 2)
+        tried, failure = set(), None
+        for _q, tp, k in self._code_first(image, dpi, turns) or self._candidates(small, turns):
+            if (tp.key, k) in tried or len(tried) >= FIT_TRIES:
+                continue
+            tried.add((tp.key, k))
+            c = coarse(prepared(self.tset, tp).small, small, k, FULL_ITERATIONS)
+            try:
+                reg = self._register(image, fine, small.shape, dpi, tp, c)
+                break
+            except ReadError as e:  # a poor coarse fit (a rough scan): try the next candidate
+                failure = failure or e
+        else:
+            raise failure
         if tp.code is not None:
             text = read_code(image, reg.affine, tp.code, reg.paper, reg.ink)
             named = self.tset.page_for_code(text) if text else None
@@ -155,23 +183,24 @@ class TemplateReader:
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
             raise ReadError("registration_residual", f"the page does not fit template {tp.key} (RMS residual "
                             f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)")
-        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp).core_ink, n)
+        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp).core_ink, n, self._paper)
 
     def _register(self, image: np.ndarray, fine: np.ndarray, small_shape, dpi: float, tp: TemplatePage,
                   c: Coarse) -> Registration:
         affine = coarse_to_image(c, small_shape, dpi)
         anchors = list(prepared(self.tset, tp).anchors)
-        for _ in range(2):
+        affine, rms, n = refine(fine, affine, dpi, anchors)
+        if math.isfinite(rms) and rms > 0.003:  # the coarse fit was off: once more from the better one
             affine, rms, n = refine(fine, affine, dpi, anchors)
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
             raise ReadError("registration_residual", f"the page does not fit template {tp.key}: "
                             + (f"only {n} of {len(anchors)} printed anchors found" if not math.isfinite(rms)
                                else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"))
-        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, anchors_n=n)
+        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, n, self._paper)
 
 
 def _registration(image: np.ndarray, affine: np.ndarray, dpi: float, rms_in: float, k: int, core_ink: np.ndarray,
-                  anchors_n: int) -> Registration:
+                  anchors_n: int, paper: float | None = None) -> Registration:
     sx = math.hypot(affine[0, 0], affine[1, 0])
     sy = math.hypot(affine[0, 1], affine[1, 1])
     scale = (sx / dpi, sy / dpi)
@@ -184,14 +213,14 @@ def _registration(image: np.ndarray, affine: np.ndarray, dpi: float, rms_in: flo
     if abs(skew) > MAX_SKEW_DEG:
         raise ReadError("skew_out_of_range", f"the page is skewed {skew:.1f} deg (limit {MAX_SKEW_DEG:g} deg)")
     step = max(1, int(dpi / 50))
-    paper = float(np.percentile(image[::step, ::step], 75))
+    paper = paper if paper is not None else level(np.ascontiguousarray(image[::step, ::step]), 0.75)
     if len(core_ink):
         px = core_ink @ affine[:, :2].T + affine[:, 2]
         c = np.clip(px[:, 0].astype(int), 0, image.shape[1] - 1)
         r = np.clip(px[:, 1].astype(int), 0, image.shape[0] - 1)
-        ink = float(np.median(image[r, c]))
+        ink = float(np.percentile(image[r, c], 25))  # the blur lightens thin print's middle: take the darker
     else:
-        ink = float(np.percentile(image[::step, ::step], 1))
+        ink = level(np.ascontiguousarray(image[::step, ::step]), 0.01)
     if not paper - ink > 30:
         ink = max(0.0, paper - 120.0)  # print hardly seen: fall back to a nominal contrast
     return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, 0.5, ())
