@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "scan",
     "reports",
     "store_reports",
+    "scores",
     "review",
 )
 

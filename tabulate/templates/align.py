@@ -30,6 +30,9 @@ import numpy as np
 COARSE_DPI = 10.0
 #: Resolution of the whole-page comparison that tells similar templates apart.
 MATCH_DPI = 50.0
+#: Skews the coarse fit starts from (degrees): phase correlation finds shift, not rotation.
+SKEW_SWEEP_DEG = 4.0
+SKEW_STEP_DEG = 0.5
 FINE_DPI = 100.0
 ANCHOR_IN = 0.5
 ANCHOR_SEARCH_IN = 0.1
@@ -139,19 +142,23 @@ def page_frame(image: np.ndarray, affine: np.ndarray, width_in: float, height_in
 
 
 def coarse(tpl_small: np.ndarray, img_small: np.ndarray, k: int, iterations: int = 40) -> Coarse:
-    """Align a template's coarse blank to the image turned ``k`` quarters: shift, then affine ECC."""
+    """Align a template's coarse blank to the image turned ``k`` quarters: the skew (tried every
+    `SKEW_STEP_DEG` up to `SKEW_SWEEP_DEG`) and shift phase correlation finds best. Good to a few
+    hundredths of an inch, which the anchors (`refine`) then make exact; ``rho`` is the response."""
     turned = np.ascontiguousarray(np.rot90(img_small, k))
     shape = (max(tpl_small.shape[0], turned.shape[0]), max(tpl_small.shape[1], turned.shape[1]))
     a, b = _pad_to(tpl_small, shape), _pad_to(turned, shape)
-    (dx, dy), _resp = cv2.phaseCorrelate(a, b)
-    warp = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
-    try:
-        rho, warp = cv2.findTransformECC(tpl_small, turned, warp, cv2.MOTION_AFFINE,
-                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, iterations, 1e-4),
-                                         None, 1)
-    except cv2.error:
-        return Coarse(k, warp.astype(np.float64), -1.0)
-    return Coarse(k, warp.astype(np.float64), float(rho))
+    centre = (shape[1] / 2, shape[0] / 2)
+    best = None
+    for ang in np.arange(-SKEW_SWEEP_DEG, SKEW_SWEEP_DEG + 1e-9, SKEW_STEP_DEG):
+        rot = cv2.getRotationMatrix2D(centre, float(ang), 1.0)
+        (dx, dy), resp = cv2.phaseCorrelate(a, cv2.warpAffine(b, rot, (shape[1], shape[0])) if ang else b)
+        if best is None or resp > best[0]:
+            best = (resp, rot, dx, dy)
+    _resp, rot, dx, dy = best
+    inv = np.vstack([cv2.invertAffineTransform(rot), [0, 0, 1]])
+    warp = (inv @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]]))[:2]
+    return Coarse(k, warp, float(_resp))
 
 
 def coarse_to_image(c: Coarse, img_small_shape: tuple[int, int], px_per_in: float) -> np.ndarray:

@@ -21,6 +21,7 @@ import math
 import time
 from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from ..detect.errors import ReadError
@@ -60,10 +61,11 @@ class TemplateReader:
     def __init__(self, folder: str):
         self.folder = str(folder)
         self._paper: float | None = None
+        self._mean: np.ndarray | None = None
         self.tset = _load(self.folder)
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
 
-    def __getstate__(self):
+    def __getstate__(self):  # workers load the set themselves
         return {"folder": self.folder}
 
     def __setstate__(self, state):
@@ -109,12 +111,29 @@ class TemplateReader:
                                timings_ms=tuple(timings))
 
     # -- identification and registration ---------------------------------------------------------
-    def _candidates(self, small: np.ndarray, turns: tuple[int, int]) -> list[tuple[float, TemplatePage, int]]:
+    def _mean_small(self) -> np.ndarray:
+        """Every template's coarse blank averaged: what all pages of the set print alike (the frame)."""
+        if self._mean is None:
+            smalls = [prepared(self.tset, p).small for p in self.tset.pages]
+            shape = (max(a.shape[0] for a in smalls), max(a.shape[1] for a in smalls))
+            self._mean = np.mean([np.pad(a, ((0, shape[0] - a.shape[0]), (0, shape[1] - a.shape[1])))
+                                  for a in smalls], axis=0).astype(np.float32)
+        return self._mean
+
+    def _candidates(self, small: np.ndarray, turns: tuple[int, int]) -> list[tuple[float, TemplatePage, Coarse]]:
+        """Every template ranked by its correlation with the page, once the page is turned, deskewed and
+        shifted onto the set's common frame (`_mean_small`)."""
+        mean = self._mean_small()
+        fits = sorted((coarse(mean, small, k) for k in turns), key=lambda c: -c.rho)
         out = []
-        for tp in self.tset.pages:
-            ps = prepared(self.tset, tp).small
-            out.extend((quick_match(ps, small, k)[0], tp, k) for k in turns)
-        out.sort(key=lambda c: -c[0])
+        for c in fits:
+            turned = np.ascontiguousarray(np.rot90(small, c.k))
+            for tp in self.tset.pages:
+                ps = prepared(self.tset, tp).small
+                frame = cv2.warpAffine(turned, c.warp.astype(np.float32), (ps.shape[1], ps.shape[0]),
+                                       flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+                out.append((ncc(ps, frame) + (1.0 if c is fits[0] else 0.0), tp, c))
+        out.sort(key=lambda x: -x[0])
         return out
 
     def _code_first(self, image: np.ndarray, dpi: float, turns: tuple[int, int]
@@ -140,10 +159,11 @@ class TemplateReader:
         turns = (1, 3) if turned else (0, 2)
         tried, failure = set(), None
         for _q, tp, k in self._code_first(image, dpi, turns) or self._candidates(small, turns):
-            if (tp.key, k) in tried or len(tried) >= FIT_TRIES:
+            key = (tp.key, k if isinstance(k, int) else k.k)
+            if key in tried or len(tried) >= FIT_TRIES:
                 continue
-            tried.add((tp.key, k))
-            c = coarse(prepared(self.tset, tp).small, small, k, FULL_ITERATIONS)
+            tried.add(key)
+            c = k if isinstance(k, Coarse) else coarse(prepared(self.tset, tp).small, small, k)
             try:
                 reg = self._register(image, fine, small.shape, dpi, tp, c)
                 break
