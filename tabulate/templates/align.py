@@ -124,11 +124,11 @@ def ncc(a: np.ndarray, b: np.ndarray) -> float:
 
 def closer_share(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: float = 80.0) -> float:
     """Of the pixels where blanks ``a`` and ``b`` differ by at least ``min_diff``, the share where
-    ``frame`` is nearer ``a`` (1.0 when they nowhere differ that much)."""
+    ``frame`` is nearer ``a`` (0.5 when they nowhere differ that much: nothing tells them apart)."""
     where = np.abs(a - b) >= min_diff
     n = int(np.count_nonzero(where))
     if n == 0:
-        return 1.0
+        return 0.5
     return float(np.count_nonzero((np.abs(frame - a) < np.abs(frame - b))[where])) / n
 
 

@@ -37,6 +37,8 @@ BOX_RULE_MIN_IN = 0.02
 COLUMN_TOL_IN = 0.35
 #: Printed ink between two targets of a column at least this tall (inches) is a heading: a new contest.
 HEADING_MIN_IN = 0.05
+#: An arrow's gap is taken this much narrower at each end than printed (blur from the halves).
+ARROW_GAP_INSET_IN = 0.01
 
 
 @dataclass(frozen=True)
@@ -116,8 +118,10 @@ def _arrows(ink: np.ndarray, dpi: float) -> list[FoundTarget]:
         r0, r1 = int(cy - 0.03 * dpi), int(cy + 0.03 * dpi) + 1
         if np.count_nonzero(ink[r0:r1, x + w + 1:hx - 1]) > 0.02 * gap * (r1 - r0):
             continue  # the gap is printed over: a drawn, already connected arrow
-        gh = 0.08
-        found.append(FoundTarget("arrow", Rect((x + w) / dpi, cy / dpi - gh / 2, gap / dpi, gh), hw / dpi))
+        # The gap stops ARROW_GAP_INSET_IN short of the printed halves: a blurred scan spreads them into it.
+        gh, inset = 0.08, ARROW_GAP_INSET_IN
+        found.append(FoundTarget("arrow", Rect((x + w) / dpi + inset, cy / dpi - gh / 2, gap / dpi - 2 * inset, gh),
+                                 hw / dpi + inset))
     return found
 
 

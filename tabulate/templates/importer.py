@@ -88,7 +88,8 @@ def _fits(election: Election, name: str, sizes: list[int]) -> list[tuple[str, in
 
 def resolve_pages(names: list[str], fits: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
     """Give each blank one (style, page): a page only one blank fits is that blank's; a blank right after
-    page 1 of a style is that style's page 2 when it fits it; repeated until nothing changes."""
+    page 1 of a style is that style's page 2 when it fits it (and one right before page 2, its page 1);
+    repeated until nothing changes."""
     fits = [list(f) for f in fits]
     chosen: list[tuple[str, int] | None] = [f[0] if len(f) == 1 else None for f in fits]
     changed = True
@@ -100,8 +101,11 @@ def resolve_pages(names: list[str], fits: list[list[tuple[str, int]]]) -> list[t
                 continue
             left = [c for c in f if c not in taken]
             prev = chosen[i - 1] if i else None
+            nxt = chosen[i + 1] if i + 1 < len(chosen) else None
             if prev is not None and prev[1] == 1 and (prev[0], 2) in left:
                 left = [(prev[0], 2)]
+            elif nxt is not None and nxt[1] == 2 and (nxt[0], 1) in left:
+                left = [(nxt[0], 1)]
             if len(left) == 1:
                 chosen[i], changed = left[0], True
                 taken.add(left[0])

@@ -60,7 +60,6 @@ class TemplateReader:
 
     def __init__(self, folder: str):
         self.folder = str(folder)
-        self._paper: float | None = None
         self._mean: np.ndarray | None = None
         self.tset = _load(self.folder)
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
@@ -155,7 +154,7 @@ class TemplateReader:
         fine8 = shrink(image, dpi, FINE_DPI)
         fine = 255.0 - fine8.astype(np.float32)
         small = prepare(fine8, FINE_DPI, COARSE_DPI, 1.0)
-        self._paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
+        paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
         turns = (1, 3) if turned else (0, 2)
         tried, failure = set(), None
         for _q, tp, k in self._code_first(image, dpi, turns) or self._candidates(small, turns):
@@ -165,7 +164,7 @@ class TemplateReader:
             tried.add(key)
             c = k if isinstance(k, Coarse) else coarse(prepared(self.tset, tp).small, small, k)
             try:
-                reg = self._register(image, fine, small.shape, dpi, tp, c)
+                reg = self._register(image, fine, small.shape, dpi, tp, c, paper)
                 break
             except ReadError as e:  # a poor coarse fit (a rough scan): try the next candidate
                 failure = failure or e
@@ -177,7 +176,7 @@ class TemplateReader:
             if named is tp:
                 return tp, reg
             if named is not None:
-                return named, self._refit(image, fine, dpi, named, reg, c.k)
+                return named, self._refit(image, fine, dpi, named, reg, c.k, paper)
         # By matching: the page in its own frame against every blank; the winner must be clear.
         frame = page_frame(image, reg.affine, w_in, h_in)
         scores = sorted(((ncc(frame, prepared(self.tset, p).match), p) for p in self.tset.pages
@@ -195,18 +194,19 @@ class TemplateReader:
                 raise ReadError("template_ambiguous", f"the page matches {win.key} and {other.key} about equally "
                                 f"(correlation {best:.3f} and {rho:.3f}; closer to {win.key} on {share:.0%} of "
                                 "where they differ), and its code does not read")
-        return win, (reg if win is tp else self._refit(image, fine, dpi, win, reg, c.k))
+        return win, (reg if win is tp else self._refit(image, fine, dpi, win, reg, c.k, paper))
 
-    def _refit(self, image, fine, dpi: float, tp: TemplatePage, reg: Registration, k: int) -> Registration:
+    def _refit(self, image, fine, dpi: float, tp: TemplatePage, reg: Registration, k: int, paper: float
+               ) -> Registration:
         """Registration against another template, starting from a fit to a similar one."""
         affine, rms, n = refine(fine, reg.affine, dpi, list(prepared(self.tset, tp).anchors))
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
             raise ReadError("registration_residual", f"the page does not fit template {tp.key} (RMS residual "
                             f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)")
-        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp).core_ink, n, self._paper)
+        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp).core_ink, n, paper)
 
     def _register(self, image: np.ndarray, fine: np.ndarray, small_shape, dpi: float, tp: TemplatePage,
-                  c: Coarse) -> Registration:
+                  c: Coarse, paper: float) -> Registration:
         affine = coarse_to_image(c, small_shape, dpi)
         anchors = list(prepared(self.tset, tp).anchors)
         affine, rms, n = refine(fine, affine, dpi, anchors)
@@ -216,7 +216,7 @@ class TemplateReader:
             raise ReadError("registration_residual", f"the page does not fit template {tp.key}: "
                             + (f"only {n} of {len(anchors)} printed anchors found" if not math.isfinite(rms)
                                else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"))
-        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, n, self._paper)
+        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, n, paper)
 
 
 def _registration(image: np.ndarray, affine: np.ndarray, dpi: float, rms_in: float, k: int, core_ink: np.ndarray,

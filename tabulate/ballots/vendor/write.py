@@ -24,12 +24,14 @@ from .design import DESIGNS
 from .sheets import blank_pages, simulate_vendor_sheet
 
 
-def write_blanks(election: Election, family: str, out: Path) -> list[Path]:
-    """Each style's blank pages into ``out`` (PNG; plus a two-page PDF per style for ``arrows``)."""
+def write_blanks(election: Election, family: str, out: Path, styles: tuple[str, ...] | None = None) -> list[Path]:
+    """Each style's (or ``styles``') blank pages into ``out``: PNG, or a two-page PDF per style for ``arrows``."""
     out.mkdir(parents=True, exist_ok=True)
     d = DESIGNS[family]
     paths = []
     for style in election.ballot_styles:
+        if styles is not None and style.id not in styles:
+            continue
         pages = blank_pages(election, style.id, family)
         if family == "arrows":  # the county's PDF: rasterized again on import (pypdfium2)
             path = out / f"blank-{style.id}.pdf"
