@@ -38,7 +38,7 @@ COLUMN_TOL_IN = 0.35
 #: Printed ink between two targets of a column at least this tall (inches) is a heading: a new contest.
 HEADING_MIN_IN = 0.05
 #: An arrow's gap is taken this much narrower at each end than printed (blur from the halves).
-ARROW_GAP_INSET_IN = 0.01
+ARROW_GAP_INSET_IN = 0.02
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ def write_blanks(election: Election, family: str, out: Path, styles: tuple[str, 
         pages = blank_pages(election, style.id, family)
         if family == "arrows":  # the county's PDF: rasterized again on import (pypdfium2)
             path = out / f"blank-{style.id}.pdf"
-            imgs = [Image.fromarray(p) for p in pages]
+            # Print is black on white: a 1-bit page keeps the PDF small (Pillow stores it CCITT-compressed).
+            imgs = [Image.fromarray(p >= 128) for p in pages]
             buf = io.BytesIO()
             imgs[0].save(buf, format="PDF", resolution=float(d.dpi), save_all=True, append_images=imgs[1:])
             path.write_bytes(buf.getvalue())
