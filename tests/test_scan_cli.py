@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 import simplejpeg
 
-from tabulate.ballots.render import render_page
 from tabulate.ballots.samples import write_samples
 from tabulate.election import parse_election
 from tabulate.election.layout import layout_style
+from tabulate.election.render import render_page
 from tabulate.store import open_store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -252,6 +252,7 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
     assert status.returncode == 0 and "hash chain intact" in status.stdout
 
 
+@pytest.mark.slow
 def test_a_scan_killed_at_several_points_and_rerun_counts_exactly_what_an_uninterrupted_scan_counts(
         tmp_path, good_scans):
     rng = random.Random(20281107)

@@ -8,6 +8,7 @@ from ..election import Contest, Election
 from ..rules import ContestVotes, OptionMark
 from ..rules.types import AdjudicationReason
 
+
 def hand_clause_words(clause: str) -> str:
     """The reader's hand-count clause ("6:030 s3(1)(b) circled") as printed: "circled (31 KAR 6:030 §3(1)(b))"."""
     head, _, words = clause.partition(" ")

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from ..core.errors import TabulateError
 from . import auditlog
 from .panels import BOARD, Panel
 from .schema import transaction
@@ -66,8 +67,10 @@ REASON_LABELS: dict[str, str] = {
 }
 
 
-class LeaseLost(RuntimeError):
+class LeaseLost(TabulateError, RuntimeError):
     """The ballot is no longer leased to this panel (it lapsed and another panel took it, or it was decided)."""
+
+    code = "lease_lost"
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ class QueueFilter:
         return (" AND ".join(where) or "1"), args
 
     @classmethod
-    def from_params(cls, params: Mapping[str, str]) -> "QueueFilter":
+    def from_params(cls, params: Mapping[str, str]) -> QueueFilter:
         def get(k):
             v = (params.get(k) or "").strip()
             return v[:200] or None

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 #: Sheets simulated when the shipped scans are not there, and their seed.
 DEMO_SHEETS = 24
@@ -63,9 +63,9 @@ def _out_dir(keep: Path | None) -> Path:
 
 def render_blank_ballots(election_path: Path, out: Path) -> int:
     """Write every style's blank ballot (one precinct each) as PNG pages; return the number of files."""
-    from ..ballots.render import png_bytes, render_sheet
     from ..election import load_election
     from ..election.layout import layout_style
+    from ..election.render import png_bytes, render_sheet
 
     election = load_election(election_path)
     out.mkdir(parents=True, exist_ok=True)

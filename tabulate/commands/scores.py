@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def register(subparsers) -> None:
