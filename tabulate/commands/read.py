@@ -54,7 +54,6 @@ def run(args) -> int:
     from ..detect.annotate import annotate_page
     from ..detect.read import pair_pages, read_file
     from ..election import load_election
-
     from .templates import reader_for
 
     election = load_election(args.election)

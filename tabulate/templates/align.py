@@ -155,6 +155,7 @@ def coarse(tpl_small: np.ndarray, img_small: np.ndarray, k: int, iterations: int
         (dx, dy), resp = cv2.phaseCorrelate(a, cv2.warpAffine(b, rot, (shape[1], shape[0])) if ang else b)
         if best is None or resp > best[0]:
             best = (resp, rot, dx, dy)
+    assert best is not None  # the sweep has at least one angle
     _resp, rot, dx, dy = best
     inv = np.vstack([cv2.invertAffineTransform(rot), [0, 0, 1]])
     warp = (inv @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]]))[:2]

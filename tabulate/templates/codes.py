@@ -38,7 +38,7 @@ def _timing_row(blank: np.ndarray, dpi: float) -> PageCode | None:
     h = blank.shape[0]
     band0 = int(h - 0.7 * dpi)
     _t, ink = cv2.threshold(blank[band0:], 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
-    n, _lab, stats, _c = cv2.connectedComponentsWithStats(ink, 8, cv2.CV_32S)
+    n, _lab, stats, _c = cv2.connectedComponentsWithStats(ink, 8, cv2.CV_32S)  # type: ignore[call-overload]
     marks = []
     for j in range(1, n):
         x, y, w, hh, area = (int(v) for v in stats[j])
@@ -53,9 +53,9 @@ def _timing_row(blank: np.ndarray, dpi: float) -> PageCode | None:
         return None
     bits = "".join("1" if m[4] > 0.7 else "0" for m in row)
     w_in, h_in = float(np.median([m[2] for m in row])) / dpi, float(np.median([m[3] for m in row])) / dpi
-    x0, x1 = row[0][0] / dpi - w_in, row[-1][0] / dpi + w_in
-    y = float(np.median([m[1] for m in row])) / dpi
-    return PageCode("timing", bits, Rect(x0, y - h_in, x1 - x0, 2 * h_in),
+    left, right = row[0][0] / dpi - w_in, row[-1][0] / dpi + w_in
+    y_in = float(np.median([m[1] for m in row])) / dpi
+    return PageCode("timing", bits, Rect(left, y_in - h_in, right - left, 2 * h_in),
                     tuple((round(m[0] / dpi, 4), round(m[1] / dpi, 4)) for m in row), (round(w_in, 4), round(h_in, 4)))
 
 
@@ -88,9 +88,9 @@ def read_code(image: np.ndarray, affine: np.ndarray, code: PageCode, paper: floa
     ry = max(1, int(code.mark_size[1] * sx * 0.25))
     split = paper - 0.5 * (paper - ink)
     for x, y in code.marks:
-        c, r = _to_px(affine, x, y)
-        c, r = int(round(c)), int(round(r))
-        win = image[max(0, r - ry):r + ry + 1, max(0, c - rx):c + rx + 1]
+        fc, fr = _to_px(affine, x, y)
+        col, row = round(fc), round(fr)
+        win = image[max(0, row - ry):row + ry + 1, max(0, col - rx):col + rx + 1]
         if win.size == 0:
             return None
         bits.append("1" if float(np.mean(win < split)) > 0.6 else "0")

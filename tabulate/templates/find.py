@@ -22,6 +22,7 @@ lie in one; without, a target must share its column with another target.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import cv2
 import numpy as np
@@ -71,7 +72,7 @@ def _closed_outlines(ink: np.ndarray, dpi: float) -> list[FoundTarget]:
         return []
     wmin, wmax, hmin, hmax = (v * dpi for v in TARGET_SIZE_IN)
     found = []
-    for i, (nxt, _prev, child, parent) in enumerate(hier[0]):
+    for i, (_nxt, _prev, child, parent) in enumerate(hier[0]):
         if parent != -1 or child == -1:
             continue
         x, y, w, h = cv2.boundingRect(contours[i])
@@ -93,7 +94,7 @@ def _closed_outlines(ink: np.ndarray, dpi: float) -> list[FoundTarget]:
 
 
 def _arrows(ink: np.ndarray, dpi: float) -> list[FoundTarget]:
-    n, _lab, stats, _c = cv2.connectedComponentsWithStats(ink, 8, cv2.CV_32S)
+    n, _lab, stats, _c = cv2.connectedComponentsWithStats(ink, 8, cv2.CV_32S)  # type: ignore[call-overload]
     tails, heads = [], []
     for j in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[j])
@@ -180,7 +181,7 @@ def _heading_between(ink: np.ndarray, dpi: float, a: FoundTarget, b: FoundTarget
 
 
 def group_targets(blank: np.ndarray, dpi: float, targets: list[FoundTarget], boxes: list[Rect],
-                  ignore: set[int] = frozenset()) -> list[FoundGroup]:
+                  ignore: frozenset[int] | set[int] = frozenset()) -> list[FoundGroup]:
     """Targets grouped into contests in reading order (see the module docstring)."""
     targets = [t for i, t in enumerate(targets) if i not in ignore]
     width_in = blank.shape[1] / dpi
@@ -206,7 +207,7 @@ def group_targets(blank: np.ndarray, dpi: float, targets: list[FoundTarget], box
         left = min(t.bounds.x for t in col) - 0.3
         right = (min(t.bounds.x for t in cols[k + 1]) - 0.35) if k + 1 < len(cols) else width_in - 0.3
         run = [col[0]]
-        for a, b in zip(col, col[1:]):
+        for a, b in pairwise(col):
             if _heading_between(ink, dpi, a, b):
                 groups.append(_group(run, left, right))
                 run = []

@@ -75,12 +75,12 @@ def _fits(election: Election, name: str, sizes: list[int]) -> list[tuple[str, in
                 near.append((same, style.id, page))
     if found:
         return found
-    same, style, page = max(near)
-    contests = election.style_contests(style)
+    same, near_style, page = max(near)
+    contests = election.style_contests(near_style)
     off = 0 if page == 1 else len(contests) - len(sizes)
     if same < len(sizes) and 0 <= off + same < len(contests):
         c = contests[off + same]
-        raise TemplateError(f"{name}: contest {c.id!r} (style {style} page {page}) has {sizes[same]} targets "
+        raise TemplateError(f"{name}: contest {c.id!r} (style {near_style} page {page}) has {sizes[same]} targets "
                             f"on the page; the election has {len(c.options)} (candidates + write-in lines)")
     raise TemplateError(f"{name}: its {len(sizes)} contests ({sizes} targets) fit no ballot style of the "
                         "election; set its style and page in the map file")
@@ -164,13 +164,13 @@ def _assign(election: Election, name: str, blank: Blank, style: str, page: int, 
         areas.append((c.id, g.area))
     for t, cid, oid in fixed:  # a person's assignment
         c = election.contest(cid)
-        o = next((o for o in c.options if o.id == oid), None)
-        if o is None:
+        chosen = next((x for x in c.options if x.id == oid), None)
+        if chosen is None:
             raise TemplateError(f"{name}: the map assigns a target to {cid}/{oid}, which the election does not have")
         g = FoundGroup((t,), Rect(t.bounds.x - 0.1, t.bounds.y - 0.1, 2.5, 0.5))
-        marking, wa = _areas(ink, blank.dpi, g, 0, o.kind == "write_in")
+        marking, wa = _areas(ink, blank.dpi, g, 0, chosen.kind == "write_in")
         targets = [x for x in targets if (x.contest_id, x.option_id) != (cid, oid)]
-        targets.append(TargetLayout(cid, oid, o.kind, t.shape, t.bounds, marking, wa))
+        targets.append(TargetLayout(cid, oid, chosen.kind, t.shape, t.bounds, marking, wa))
     return targets, areas
 
 
@@ -219,7 +219,8 @@ def import_templates(election: Election, paths: list[Path], out: Path, map_path:
         found.append((b, m, groups, fixed))
         fits.append([(m.style, int(m.page))] if m.style is not None and m.page is not None
                     else _fits(election, b.name, [len(g.targets) for g in groups]))
-    pages, seen = [], {}
+    pages = []
+    seen: dict[str, str] = {}
     for (b, m, groups, fixed), (style, page) in zip(found, resolve_pages([f[0].name for f in found], fits)):
         tp = import_page(election, b, style, page, groups, fixed, m)
         if tp.key in seen:

@@ -116,14 +116,21 @@ def _rect(v) -> Rect | None:
     return Rect(**v) if isinstance(v, dict) else Rect(*v)
 
 
+def _need(v) -> Rect:
+    r = _rect(v)
+    if r is None:
+        raise TemplateError("a template page's layout lacks a rectangle it needs")
+    return r
+
+
 def page_layout_from_dict(d: dict) -> PageLayout:
     """The inverse of `PageLayout.to_dict` for what detection reads (targets, contest areas, the code's place)."""
-    targets = tuple(TargetLayout(t["contest_id"], t["option_id"], t["kind"], t["shape"], _rect(t["bounds"]),
-                                 _rect(t["marking_area"]), _rect(t.get("write_in_area")))
+    targets = tuple(TargetLayout(t["contest_id"], t["option_id"], t["kind"], t["shape"], _need(t["bounds"]),
+                                 _need(t["marking_area"]), _rect(t.get("write_in_area")))
                     for t in d["targets"])
-    boxes = tuple((c, _rect(r)) for c, r in d["contest_boxes"])
+    boxes = tuple((str(c), _need(r)) for c, r in d["contest_boxes"])
     return PageLayout(d["style_id"], int(d["page"]), float(d["width_in"]), float(d["height_in"]), (),
-                      _rect(d["style_code"]), targets, boxes)
+                      _need(d["style_code"]), targets, boxes)
 
 
 def load_set(folder: str | Path) -> TemplateSet:
@@ -142,7 +149,7 @@ def load_set(folder: str | Path) -> TemplateSet:
     for p in doc["pages"]:
         code = p.get("code")
         if code is not None:
-            code = PageCode(code["kind"], code["text"], _rect(code["rect"]),
+            code = PageCode(code["kind"], code["text"], _need(code["rect"]),
                             tuple(tuple(m) for m in code.get("marks", ())), tuple(code.get("mark_size", (0, 0))))
         pages.append(TemplatePage(page_layout_from_dict(p["layout"]), float(p["dpi"]), p["blank_file"],
                                   p.get("source", ""), code, tuple(p.get("blank_scores", ())), p.get("precinct_id")))

@@ -76,6 +76,7 @@ def prepared(tset: TemplateSet, page: TemplatePage) -> PreparedPage:
         hit = prepare_page(Path(tset.folder), page)
         with _LOCK:
             _CACHE[key] = hit
+    assert isinstance(hit, PreparedPage)
     return hit
 
 
@@ -97,7 +98,7 @@ def scoring_template(tset: TemplateSet, page: TemplatePage, dpi: int) -> PageTem
     key = ("score", tset.folder, page.key, dpi)
     with _LOCK:
         hit = _CACHE.get(key)
-    if hit is not None:
+    if isinstance(hit, PageTemplate):
         return hit
     blank = prepared(tset, page).blank
     f = dpi / page.dpi

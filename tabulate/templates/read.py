@@ -32,8 +32,22 @@ from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
 from ..detect.streaks import streak_columns
 from ..detect.template import dpi_class
 from ..election.model import Election, Thresholds
-from .align import (COARSE_DPI, FINE_DPI, MAX_RESIDUAL_IN, Coarse, coarse, coarse_to_image, closer_share, level, ncc, nominal, page_frame, prepare,
-                    quick_match, refine, shrink)
+from .align import (
+    COARSE_DPI,
+    FINE_DPI,
+    MAX_RESIDUAL_IN,
+    Coarse,
+    closer_share,
+    coarse,
+    coarse_to_image,
+    level,
+    ncc,
+    nominal,
+    page_frame,
+    prepare,
+    refine,
+    shrink,
+)
 from .codes import read_code, read_qr_near
 from .model import TemplatePage, TemplateSet, load_set
 from .pages import prepared, scoring_template
@@ -156,7 +170,8 @@ class TemplateReader:
         small = prepare(fine8, FINE_DPI, COARSE_DPI, 1.0)
         paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
         turns = (1, 3) if turned else (0, 2)
-        tried, failure = set(), None
+        tried: set[tuple[str, int]] = set()
+        failure: ReadError | None = None
         for _q, tp, k in self._code_first(image, dpi, turns) or self._candidates(small, turns):
             key = (tp.key, k if isinstance(k, int) else k.k)
             if key in tried or len(tried) >= FIT_TRIES:
@@ -169,7 +184,7 @@ class TemplateReader:
             except ReadError as e:  # a poor coarse fit (a rough scan): try the next candidate
                 failure = failure or e
         else:
-            raise failure
+            raise failure or ReadError("no_template_match", "the page fits no template page")
         if tp.code is not None:
             text = read_code(image, reg.affine, tp.code, reg.paper, reg.ink)
             named = self.tset.page_for_code(text) if text else None

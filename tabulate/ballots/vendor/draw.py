@@ -55,7 +55,7 @@ def _qr(img: Image.Image, dpi: int, page: VendorPage) -> None:
     mods = np.asarray(bc.to_image(scale=1, add_quiet_zones=False))
     r = page.code_rect
     side = round(r.w * dpi)
-    sym = Image.fromarray(np.where(mods < 128, 0, 255).astype(np.uint8)).resize((side, side), Image.NEAREST)
+    sym = Image.fromarray(np.where(mods < 128, 0, 255).astype(np.uint8)).resize((side, side), Image.Resampling.NEAREST)
     img.paste(sym, (round(r.x * dpi), round(r.y * dpi)))
 
 

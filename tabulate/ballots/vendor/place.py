@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ...election.geometry import Rect
 from ...election.layout import BallotLayout, PageLayout, TargetLayout
-from ...election.model import Contest, Election
+from ...election.model import Contest, ContestOption, Election
 from .design import DESIGNS, TIMING_EDGE_IN, TIMING_PITCH_IN, Design, vendor_code_text
 from .fonts import wrap_in
 
@@ -71,7 +71,7 @@ def _header(c: Contest, width_in: float) -> tuple[list[str], list[str]]:
     return wrap_in(c.title.upper(), TITLE_PT, width_in, bold=True), info
 
 
-def _option_rows(election: Election, c: Contest, d: Design) -> list[tuple[object, float]]:
+def _option_rows(election: Election, c: Contest, d: Design) -> list[tuple[ContestOption, float]]:
     return [(o, d.write_in_row_in if o.kind == "write_in" else d.row_in) for o in c.options]
 
 
