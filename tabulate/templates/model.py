@@ -15,6 +15,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..core.errors import TabulateError
 from ..election.geometry import Rect
 from ..election.layout import PageLayout, TargetLayout
 
@@ -22,8 +23,10 @@ FORMAT = "tabulate-templates-1"
 MANIFEST = "templates.json"
 
 
-class TemplateError(Exception):
+class TemplateError(TabulateError):
     """A template set that cannot be made or used; one line a person can act on."""
+
+    code = "template"
 
 
 @dataclass(frozen=True)

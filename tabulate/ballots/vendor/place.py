@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...core.errors import TabulateError
 from ...election.geometry import Rect
 from ...election.layout import BallotLayout, PageLayout, TargetLayout
 from ...election.model import Contest, ContestOption, Election
@@ -21,8 +22,10 @@ TITLE_PT, INFO_PT, NAME_PT, SMALL_PT = 9.5, 7.5, 8.5, 6.0
 LINE_IN = {TITLE_PT: 0.17, INFO_PT: 0.135}
 
 
-class VendorLayoutError(ValueError):
+class VendorLayoutError(TabulateError, ValueError):
     """A style that does not fit the vendor design's two pages."""
+
+    code = "vendor_layout"
 
 
 @dataclass(frozen=True)
