@@ -30,6 +30,12 @@ COMMAND_MODULES = (
     "store_reports",
     "scores",
     "review",
+    "verify",
+    "signing",
+    "testdeck",
+    "recanvass",
+    "recount",
+    "audit",
 )
 
 

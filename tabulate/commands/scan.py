@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..election import VOTE_TYPES, Election, ElectionError, load_election
 from ..store import Store, StoreError, open_store
+from ..store.batch_lock import BatchLock
 from .errors import UsageError
 
 
@@ -103,8 +104,10 @@ def run_scan(args: argparse.Namespace) -> int:
         reader_for(Path(args.templates))  # one line now if the folder is not a template set
         interpreter = {"interpreter": TemplateInterpreter(str(Path(args.templates).resolve()))}
     store = open_bound_store(args.db, election, document)
+    lock = BatchLock(args.db, args.batch)
     try:
         try:
+            lock.acquire()  # before the batch is opened: a refused scan changes nothing
             batch = store.open_batch(args.batch, args.vote_type, precinct_id=args.precinct,
                                      operator=args.operator, tabulator=args.tabulator)
         except StoreError as e:
@@ -124,6 +127,7 @@ def run_scan(args: argparse.Namespace) -> int:
                              f"again") from None
         print(format_summary(summary))
     finally:
+        lock.release()
         store.close()
     return 0
 
@@ -145,10 +149,11 @@ def run_status(args: argparse.Namespace) -> int:
             events, chain = store.verify_events(), None
         except StoreError as e:
             events, chain = None, str(e)
+        head = store.journal_head()
         if args.json:
-            print(json.dumps(status_dict(store.path, election, counts, events, chain), indent=1))
+            print(json.dumps(status_dict(store.path, election, counts, events, chain, head), indent=1))
         else:
-            print(format_status(store.path, election, counts, events, chain))
+            print(format_status(store.path, election, counts, events, chain, head))
     finally:
         store.close()
     return 0 if chain is None else 1

@@ -64,6 +64,8 @@ class Thresholds:
 class Adjudication:
     reasons: tuple[str, ...] = DEFAULT_ADJUDICATION_REASONS
     decided_by: Literal["team", "board"] = "team"
+    #: Members of the county board of elections; its majority decides (31 KAR 4:220 §9(12)(a)).
+    board_members: int | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,9 @@ OFFICES: tuple[str, ...] = (
     "president", "us_senate", "us_house", "governor", "secretary_of_state", "attorney_general",
     "auditor", "treasurer", "agriculture", "state_senate", "state_representative", "other",
 )
+#: The offices a slate contest may be for, each with its write-in clause: 31 KAR 6:030
+#: Section 4(11) (President and Vice President) and Section 4(10) (Governor and Lieutenant Governor).
+SLATE_OFFICES: tuple[str, ...] = ("president", "governor")
 
 
 @dataclass(frozen=True)
