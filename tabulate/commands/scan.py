@@ -41,6 +41,8 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=_positive, metavar="N", help="reader processes (default: every core)")
     p.add_argument("--operator", metavar="NAME", help="who is scanning (kept in the event log)")
     p.add_argument("--tabulator", default="1", metavar="ID", help="the scanner or station (default: 1)")
+    p.add_argument("--templates", metavar="DIR",
+                   help="read with a template set (ballots another vendor printed; `tabulate templates import`)")
     p.add_argument("--simplex", action="store_true", help="each page is a sheet of its own (no back pages)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_scan)
@@ -138,6 +140,13 @@ def run_scan(args: argparse.Namespace) -> int:
     if args.cluster is not None and not args.cluster.startswith(("local:", "tcp://", "tls://")):
         raise UsageError(f"--cluster {args.cluster!r}: give local:N or a scheduler address tcp://HOST:PORT")
     plan = _plan(args)
+    interpreter = {}
+    if args.templates:
+        from ..central.interpret import TemplateInterpreter
+        from .templates import reader_for
+
+        reader_for(Path(args.templates))  # one line now if the folder is not a template set
+        interpreter = {"interpreter": TemplateInterpreter(str(Path(args.templates).resolve()))}
     store = open_bound_store(args.db, election, document)
     lock = batch_lock(args.db, store, args.batch)
     try:
@@ -149,7 +158,7 @@ def run_scan(args: argparse.Namespace) -> int:
             raise UsageError(str(e)) from None
         try:
             summary = run_batch(store, election, batch, plan, workers=args.workers, cluster=args.cluster,
-                                progress=not args.no_progress)
+                                progress=not args.no_progress, **interpreter)
         except KeyboardInterrupt:
             print(f"tabulate: interrupted; the sheets read so far are recorded. Run the same command again "
                   f"to finish batch {args.batch!r}.", file=sys.stderr)
