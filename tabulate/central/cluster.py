@@ -52,8 +52,8 @@ def connect(address: str):
     """A `distributed.Client` for ``local:N`` (N single-threaded worker processes here) or a scheduler address."""
     try:
         from dask.distributed import Client, LocalCluster
-    except ImportError as e:  # pragma: no cover - a dependency of the package
-        raise ClusterError(f"--cluster needs dask.distributed ({e})") from None
+    except ImportError as e:  # pragma: no cover - the optional 'cluster' extra
+        raise ClusterError(f"--cluster needs dask.distributed ({e}): pip install 'ballot-tabulate[cluster]'") from None
     try:
         if address.startswith("local:"):
             try:

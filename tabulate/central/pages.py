@@ -51,9 +51,9 @@ def unreadable_digest(page: PageSource) -> str:
 def _size(path: str) -> int:
     if not is_url(path):
         return os.stat(path.removeprefix("file://")).st_size
-    import fsspec
+    from .sources import fsspec_module
 
-    fs, where = fsspec.core.url_to_fs(path)
+    fs, where = fsspec_module().core.url_to_fs(path)
     return int(fs.size(where))
 
 

@@ -91,18 +91,25 @@ def is_url(path: str) -> bool:
     return "://" in path and not path.startswith("file://")
 
 
+def fsspec_module():
+    """fsspec, for images at URLs; a one-line error when the 'cluster' extra is not installed."""
+    try:
+        import fsspec
+    except ImportError:
+        raise SourceError("images at URLs need fsspec: pip install 'ballot-tabulate[cluster]'") from None
+    return fsspec
+
+
 def open_source(path: str):
     """Open a page file for reading in binary: a local file, or a URL through fsspec (object storage)."""
     if not is_url(path):
         return open(path.removeprefix("file://"), "rb")
-    import fsspec
-
-    return fsspec.open(path, "rb").open()
+    return fsspec_module().open(path, "rb").open()
 
 
 def _list_url(url: str, ignored: list[str]) -> tuple[str, list[str]] | None:
     """A folder URL's image files (as `_list_folder` lists a local one); None if ``url`` is a single file."""
-    import fsspec
+    fsspec = fsspec_module()
 
     try:
         fs, root = fsspec.core.url_to_fs(url)

@@ -166,7 +166,10 @@ def open_postgres(url: str, *, create: bool = True) -> PostgresStore:
         The server cannot be reached or refuses the login, the database holds
         no store (with ``create=False``), or it was written by a newer tabulate.
     """
-    import psycopg
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError("a PostgreSQL store needs psycopg: pip install 'ballot-tabulate[postgres]'") from None
 
     shown = display_url(url)
     try:
