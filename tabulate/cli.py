@@ -28,6 +28,8 @@ COMMAND_MODULES = (
     "reports",
     "store_reports",
     "review",
+    "verify",
+    "signing",
 )
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import io
 
 from starlette.responses import RedirectResponse, Response
 
+from ...report.csvsafe import writer as csv_writer
 from .. import auditlog, decisions, queue
 from ..entries import DecisionError
 from ..explain import contest_outcome
@@ -92,7 +92,7 @@ def decisions_csv(ctx: Ctx) -> Response:
     """Every decision, reopened ones included, as CSV; the export is logged."""
     rows = decisions.decisions(ctx.conn)
     buf = io.StringIO()
-    out = csv.writer(buf)
+    out = csv_writer(buf)
     out.writerow(["decision", "sheet_id", "ballot", "round", "decided_by", "members", "created_at", "manual",
                   "note", "changed_contests", "write_ins", "reopened_at", "reopen_reason"])
     for d in rows:

@@ -9,7 +9,7 @@ from .. import decisions, queue
 from ..decisions import DECIDED, ESCALATED, NO_MAJORITY
 from ..entries import NOT_COUNTED, DecisionError, Entry, decided_votes
 from ..explain import contest_outcome, option_label
-from ..panels import BOARD, Panel
+from ..panels import Panel
 from ..queue import LeaseLost, QueueRow
 from ..users import User
 from . import ballot_view, forms
@@ -70,8 +70,7 @@ def _review(ctx: Ctx, sheet_id: str, row: QueueRow, panel: Panel, member: User, 
                              previous=previous, form=form)
     precincts = election.style(style).precincts if style else ()
     return ctx.render("review.html", status_code=status, view=view, row=row, panel=panel, member=member,
-                      entered=len(entered), needed=len(panel.members) if panel.kind != BOARD
-                      else len(panel.members) // 2 + 1, problems=problems or [], precincts=precincts,
+                      entered=len(entered), needed=panel.needed, problems=problems or [], precincts=precincts,
                       note=(form or {}).get("note", previous.note if previous else ""),
                       shared=ctx.session.partner is not None)
 
@@ -85,7 +84,7 @@ def ballot_page(ctx: Ctx, sheet_id: str) -> Response:
     member, entered = _acting(ctx, panel, row, ctx.request.query_params.get("again") == "1")
     if member is None:
         return ctx.render("waiting.html", row=row, panel=panel, entered=len(entered),
-                          needed=len(panel.members) if panel.kind != BOARD else len(panel.members) // 2 + 1)
+                          needed=panel.needed)
     return _review(ctx, sheet_id, row, panel, member, entered)
 
 
