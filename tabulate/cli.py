@@ -22,14 +22,20 @@ COMMAND_MODULES = (
     "demo",
     "ballots",
     "samples",
+    "templates",
     "read",
     "votes",
     "scan",
     "reports",
     "store_reports",
+    "scores",
     "review",
     "verify",
     "signing",
+    "testdeck",
+    "recanvass",
+    "recount",
+    "audit",
 )
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import io
+import mmap
 import os
 
 from ..core.errors import TabulateError
 from ..core.pagebytes import PageBytes
-from .sources import PageSource
+from .sources import PageSource, is_url, open_source
 
 #: A scanned page file larger than this is refused unread (a 600 DPI colour
 #: legal page as uncompressed TIFF is ~150 MB).
@@ -48,13 +49,22 @@ def unreadable_digest(page: PageSource) -> str:
     return sha256_hex(b"unreadable:" + page.label.encode("utf-8", "surrogateescape"))
 
 
+def _size(path: str) -> int:
+    if not is_url(path):
+        return os.stat(path.removeprefix("file://")).st_size
+    import fsspec
+
+    fs, where = fsspec.core.url_to_fs(path)
+    return int(fs.size(where))
+
+
 def _read_file(path: str) -> bytes:
     try:
-        size = os.stat(path).st_size
+        size = _size(path)
         if size > MAX_FILE_BYTES:
             raise PageLoadError(FILE_TOO_LARGE, f"{path} is {size / 2**20:.0f} MB, more than a scanned page "
                                 f"can be ({MAX_FILE_BYTES // 2**20} MB); not read")
-        with open(path, "rb") as f:
+        with open_source(path) as f:
             return f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise PageLoadError(FILE_UNREADABLE, f"cannot read {path}: {e.strerror or e}") from None
@@ -63,24 +73,30 @@ def _read_file(path: str) -> bytes:
 def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> bytes:
     """Page ``page`` (from 1) of a multi-page TIFF, as a single-page uncompressed TIFF.
 
-    The page is decoded with the reader's own decoder, after the reader's
-    size check on its header (a decompression bomb is refused unread), and
-    written back losslessly, so the reader sees an ordinary one-page file.
+    The file is memory-mapped, not read: only the page directories up to this
+    page and this page's strips are touched, so the memory a page takes does
+    not grow with the file (a 1,000-page TIFF reads every page in the memory
+    of one). The page is decoded with the reader's own decoder, after the
+    reader's size check on its header (a decompression bomb is refused
+    unread), and written back losslessly, so the reader sees an ordinary
+    one-page file.
     """
     import tifffile
 
-    from ..detect.decode import check_size, decode_page, headers
+    from ..detect.decode import check_size, decode_page, tiff_page_header
     from ..detect.errors import ReadError
 
-    data = _read_file(path)
     try:
-        hdrs = headers(data)
-        if page > len(hdrs):
-            raise PageLoadError(PAGE_UNREADABLE, f"{path} has no page {page}")
-        check_size(hdrs[page - 1], paper_in)
-        img = decode_page(data, hdrs[page - 1])
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            header = tiff_page_header(data, page - 1)
+            if header is None:
+                raise PageLoadError(PAGE_UNREADABLE, f"{path} has no page {page}")
+            check_size(header, paper_in)
+            img = decode_page(data, header)
     except ReadError as e:
         raise PageLoadError(e.code, f"{path} page {page}: {e.reason}") from None
+    except (OSError, ValueError) as e:  # ValueError: mmap of an empty file
+        raise PageLoadError(FILE_UNREADABLE, f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     buf = io.BytesIO()
     tifffile.imwrite(buf, img, photometric="minisblack")
     return buf.getvalue()
