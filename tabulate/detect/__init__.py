@@ -9,11 +9,11 @@ rules read. See docs/detect.md.
 
 from .decode import check_size, decode_page, headers
 from .errors import REASON_CODES, ReadError
-from .read import pair_pages, read_image, read_page, read_pages, read_sheet, sheet_marks
+from .read import identify_from_other_side, pair_pages, read_image, read_page, read_pages, read_sheet, sheet_marks
 from .reading import PageReading, SheetReading, TargetReading
 from .settings import DEFAULT_SETTINGS, ReadSettings
 
 __all__ = [
     "DEFAULT_SETTINGS", "PageReading", "REASON_CODES", "ReadError", "ReadSettings", "SheetReading",
-    "TargetReading", "check_size", "decode_page", "headers", "pair_pages", "read_image", "read_page", "read_pages", "read_sheet", "sheet_marks",
+    "TargetReading", "check_size", "decode_page", "headers", "identify_from_other_side", "pair_pages", "read_image", "read_page", "read_pages", "read_sheet", "sheet_marks",
 ]

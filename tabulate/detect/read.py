@@ -13,6 +13,8 @@ from typing import Iterable, Protocol, Sequence
 import numpy as np
 
 from ..core.marks import BallotMarks, OptionMark
+from ..core.pagebytes import PageBytes, page_sha256
+from ..election.geometry import StyleCode
 from ..election.model import PAPER_SIZES_IN, Election
 from .decode import check_size, decode_page, headers, read_source
 from .errors import ReadError
@@ -28,9 +30,19 @@ def _rejected(base: dict, err: ReadError, timings: list) -> PageReading:
     return PageReading(**base, reason_code=err.code, reason=err.reason, timings_ms=tuple(timings))
 
 
+#: Page flag: the page's own style code did not read; it was identified from the sheet's other side.
+FROM_OTHER_SIDE = "style_code_from_other_side"
+
+
 def read_image(election: Election, image: np.ndarray, *, source: str = "<array>", index: int = 0, digest: str = "",
-               settings: ReadSettings = DEFAULT_SETTINGS, _timings: list | None = None) -> PageReading:
-    """Read one decoded page image (greyscale ``uint8``, 255 = paper)."""
+               settings: ReadSettings = DEFAULT_SETTINGS, code: StyleCode | None = None,
+               _timings: list | None = None) -> PageReading:
+    """Read one decoded page image (greyscale ``uint8``, 255 = paper).
+
+    ``code``, when given, is used instead of reading the page's own style
+    code (see `identify_from_other_side`); the reading is flagged
+    ``style_code_from_other_side``.
+    """
     timings = _timings if _timings is not None else []
     base: dict = {"source": source, "index": index, "digest": digest}
     try:
@@ -47,13 +59,16 @@ def read_image(election: Election, image: np.ndarray, *, source: str = "<array>"
                     residual_in=reg.residual_in, transform=tuple(float(v) for v in reg.affine.ravel()),
                     paper=reg.paper, ink=reg.ink)
         streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
-        code = check_style_code(election, read_style_code(code_crop(image, reg.affine, width_in, height_in,
-                                                                    streaks)))
+        given = code is not None
+        if code is None:
+            code = check_style_code(election, read_style_code(code_crop(image, reg.affine, width_in, height_in,
+                                                                        streaks)))
         t2 = time.perf_counter()
         timings.append(("identify", (t2 - t1) * 1e3))
         base.update(hash_prefix=code.hash_prefix, style_id=code.style_id, precinct_id=code.precinct_id,
                     page=code.page)
         targets, flags = score_page(election, image, reg, code.style_id, code.page, settings, streaks)
+        flags = flags + ((FROM_OTHER_SIDE,) if given else ())
         timings.append(("score", (time.perf_counter() - t2) * 1e3))
         return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
     except ReadError as e:
@@ -66,13 +81,14 @@ def _file_pages(election: Election, source, paper_in: tuple[float, float] | None
                 ) -> list[tuple[dict, object]]:
     """(base fields, decoded image or ReadError) for each page of one source."""
     name = source if isinstance(source, str) else ("<bytes>" if isinstance(source, (bytes, bytearray)) else str(source))
+    known = source.sha256 if isinstance(source, PageBytes) else None  # hashed once, by the worker that loaded it
     try:
         data, name = read_source(source)
     except ReadError as e:
         return [({"source": name, "index": 0}, e)]
     except (TypeError, ValueError) as e:  # not a path or bytes at all
         return [({"source": name, "index": 0}, ReadError("unreadable_file", f"cannot read {name!r}: {e}"))]
-    digest = hashlib.sha256(data).hexdigest()
+    digest = known or page_sha256(data)
     try:
         heads = headers(data)
     except ReadError as e:
@@ -148,10 +164,42 @@ def read_sheet(election: Election, sources, *, settings: ReadSettings = DEFAULT_
     """
     if isinstance(sources, (str, bytes, bytearray)) or not isinstance(sources, Iterable):
         sources = [sources]
-    pages: list[PageReading] = []
+    items: list[tuple[PageReading, np.ndarray | None]] = []
     for s in sources:
-        pages.extend(read_pages(election, s, settings=settings, reader=reader))
+        items.extend(read_file(election, s, settings=settings, reader=reader))
+    pages = [r for r, _ in items]
+    if reader is None:  # our own ballots' style codes: a side that did not read is identified from the other
+        pages = identify_from_other_side(election, pages, [img for _, img in items], settings=settings)
     return pair_pages(election, pages, reader=reader)
+
+
+def identify_from_other_side(election: Election, pages: Sequence[PageReading],
+                             images: Sequence[np.ndarray | None], *,
+                             settings: ReadSettings = DEFAULT_SETTINGS) -> list[PageReading]:
+    """Identify a page whose style code did not read from the sheet's other side, if that is safe.
+
+    A smudged or torn QR symbol on one side should not set aside a sheet
+    whose other side names its style, precinct and page. The page is read
+    again as the other page of that style (``3 - page``) and kept only if
+    its geometry agrees: it registers as a page of the election's paper,
+    and the printed target outlines of that page of that style are found
+    where its layout puts them (no ``outlines_faint``). Otherwise the page
+    stays rejected and the sheet goes to a person as before. The kept page
+    is flagged ``style_code_from_other_side`` in the evidence.
+    """
+    pages = list(pages)
+    if len(pages) != 2 or len(images) != 2:
+        return pages
+    for bad, good in ((0, 1), (1, 0)):
+        b, g = pages[bad], pages[good]
+        if b.reason_code != "style_code_unreadable" or not g.ok or images[bad] is None or g.page is None:
+            continue
+        code = StyleCode(g.hash_prefix, g.style_id, g.precinct_id, 3 - g.page)
+        again = read_image(election, images[bad], source=b.source, index=b.index, digest=b.digest,
+                           settings=settings, code=code)
+        if again.ok and "outlines_faint" not in again.flags:
+            pages[bad] = again
+    return pages
 
 
 def _ballot_id(pages: Sequence[PageReading]) -> str:
