@@ -37,16 +37,8 @@ class LogEntry:
     facts: Mapping[str, str]
 
 
-@dataclass(frozen=True)
-class Verification:
-    """The outcome of `verify`: ``ok``, the head, and otherwise the first bad entry and how."""
-
-    ok: bool
-    entries: int
-    head_seq: int
-    head_hash: str
-    first_bad_seq: int | None = None
-    problem: str = ""
+#: What `verify` found: the journal's own chain check (one shape for every verifier).
+Verification = journal.ChainCheck
 
 
 def canonical(value: Any) -> bytes:
@@ -82,8 +74,7 @@ def entries(conn: sqlite3.Connection, *, sheet_id: str | None = None, action: st
 
 def verify(conn: sqlite3.Connection) -> Verification:
     """Check the journal's chain and name the first entry that does not follow."""
-    c = journal.verify_chain(conn)
-    return Verification(c.ok, c.entries, c.head_seq, c.head_hash, c.first_bad_seq, c.problem)
+    return journal.verify_chain(conn)
 
 
 def head(conn: sqlite3.Connection) -> tuple[int, str]:
