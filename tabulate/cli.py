@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "scan",
     "reports",
     "store_reports",
+    "explain",
     "review",
 )
 

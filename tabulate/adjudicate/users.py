@@ -37,8 +37,8 @@ MIN_PASSWORD_CHARS = 10
 PERMISSIONS: dict[str, frozenset[str]] = {
     "operator": frozenset({"progress"}),
     "reviewer": frozenset({"progress", "queue", "decide", "team"}),
-    "board": frozenset({"progress", "queue", "decide", "board", "reopen", "decisions", "export"}),
-    "admin": frozenset({"progress", "users", "log", "decisions", "export"}),
+    "board": frozenset({"progress", "queue", "decide", "board", "reopen", "decisions", "export", "explain"}),
+    "admin": frozenset({"progress", "users", "log", "decisions", "export", "explain"}),
 }
 
 #: argon2-cffi's defaults are RFC 9106's second recommended option (argon2id, 64 MiB, 3 passes):

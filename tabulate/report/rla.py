@@ -15,6 +15,8 @@ The CVR CSV follows the Dominion "CVR export" layout:
 4. ``CvrNumber, TabulatorNum, BatchId, RecordId, ImprintedId, CountingGroup,
    PrecinctPortion, BallotType``, then each choice's party abbreviation;
 
+``ImprintedId`` is the ballot's reference "batch · position", the same words
+the review app, ``tabulate explain`` and the decisions CSV use to name it;
 then one row per sheet: ``1``/``0`` per choice, empty where the contest is not
 on the sheet's ballot style. An overvoted contest is all ``0``: 31 KAR 6:030
 Section 2(2)(b) credits no option, and Arlo counts an overvote as no vote for
@@ -28,6 +30,7 @@ import io
 from typing import Iterable
 
 from .. import __version__
+from ..rules.vocabulary import ballot_reference
 from ..election.model import Contest, Election
 from .records import VOTE_TYPE_LABELS, BallotRecord, ReportError
 from .results import display_name, option_party
@@ -148,7 +151,7 @@ def dominion_cvr_csv(election: Election, records: Iterable[BallotRecord]) -> str
                 continue
             chosen = set(cv.selections) if not cv.overvotes else set()
             values += ["1" if o.id in chosen else "0" for o in c.options]
-        rows.append([number, r.tabulator, r.batch, r.position, f"{r.tabulator}-{r.batch}-{r.position}",
+        rows.append([number, r.tabulator, r.batch, r.position, ballot_reference(r.batch, r.position),
                      VOTE_TYPE_LABELS[r.vote_type], r.precinct_id, r.style_id] + values)
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows(rows)

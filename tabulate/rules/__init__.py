@@ -8,6 +8,7 @@ docs/marks.md. The rules read no images.
 
 from ._apply import MarksError, apply_rules
 from ._clauses import CLAUSE_TEXT, cite
+from ._clauses import STRAIGHT_PARTY as STRAIGHT_PARTY_CLAUSE
 from ._marks_io import marks_to_dict, parse_marks, votes_to_dict
 from ._write_in import WriteInDecision, resolve_write_in
 from .types import (
@@ -22,7 +23,7 @@ from .types import (
 )
 
 __all__ = [
-    "CLAUSE_TEXT", "MARK_CLASSES", "AdjudicationReason", "BallotMarks", "BallotVotes", "ContestStatus",
+    "CLAUSE_TEXT", "MARK_CLASSES", "STRAIGHT_PARTY_CLAUSE", "AdjudicationReason", "BallotMarks", "BallotVotes", "ContestStatus",
     "ContestVotes", "MarkClass", "MarksError", "OptionMark", "WriteInDecision", "apply_rules", "marks_to_dict",
     "parse_marks", "resolve_write_in", "votes_to_dict", "cite",
 ]

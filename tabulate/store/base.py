@@ -24,6 +24,7 @@ from typing import Iterable, Iterator, Literal, Mapping, Protocol, Sequence, run
 
 from ..election import Election
 from ..rules.types import BallotVotes, ContestVotes
+from ..rules.vocabulary import ballot_reference
 
 SheetStatus = Literal["counted", "needs_review", "rejected", "duplicate"]
 #: Every status a recorded sheet can have; the first three come from reading it,
@@ -157,6 +158,8 @@ class BatchCounts:
     rejected: int = 0
     duplicate: int = 0
     by_reason: Mapping[tuple[str, str], int] = field(default_factory=dict)
+    #: Of ``counted``, the sheets a person decided (review or entry by hand); 0 as the store alone counts.
+    decided: int = 0
 
     @property
     def sheets(self) -> int:
@@ -191,8 +194,8 @@ class StoredSheet:
 
     @property
     def label(self) -> str:
-        """Where a person finds the paper: ``<batch> #<position>``."""
-        return f"{self.batch.name} #{self.position}"
+        """Where a person finds the paper: ``<batch> · <position>`` (`tabulate.rules.vocabulary`)."""
+        return ballot_reference(self.batch.name, self.position)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from starlette.responses import RedirectResponse, Response
 
 from .. import auditlog, decisions, queue
 from ..entries import DecisionError
+from ...rules.vocabulary import ballot_reference
 from ..explain import contest_outcome
 from ..records import votes_from_dict
 from .context import Ctx, endpoint, forbidden
@@ -93,14 +94,16 @@ def decisions_csv(ctx: Ctx) -> Response:
     rows = decisions.decisions(ctx.conn)
     buf = io.StringIO()
     out = csv.writer(buf)
-    out.writerow(["decision", "sheet_id", "ballot", "round", "decided_by", "members", "created_at", "manual",
+    places = {r[0]: ballot_reference(r[1], r[2]) for r in ctx.conn.execute(
+        "SELECT sheet_id, batch, position FROM adj_ballots")}
+    out.writerow(["decision", "sheet_id", "reference", "ballot", "round", "decided_by", "members", "created_at", "manual",
                   "note", "changed_contests", "write_ins", "reopened_at", "reopen_reason"])
     for d in rows:
         before = {c["contest_id"]: c for c in (d.before.get("votes") or {}).get("contests", [])}
         changed = [c["contest_id"] for c in d.after["contests"]
                    if before.get(c["contest_id"], {}).get("selections") != c["selections"]
                    or before.get(c["contest_id"], {}).get("status") != c["status"]]
-        out.writerow([d.id, d.sheet_id, d.after.get("ballot_id", ""), d.round, d.decided_by, " & ".join(d.members),
+        out.writerow([d.id, d.sheet_id, places.get(d.sheet_id, ""), d.after.get("ballot_id", ""), d.round, d.decided_by, " & ".join(d.members),
                       d.created_at, d.entry.manual, d.entry.note, " ".join(changed),
                       " ".join(f"{k}={v or 'not_counted'}" for k, v in d.write_ins.items()),
                       d.reopened_at or "", d.reopen_reason or ""])
