@@ -311,6 +311,13 @@ def _outcome(sheet, decided: bool, in_cvr: bool) -> str:
     return "set aside, not counted: " + "; ".join(reason_words(r.code) for r in sheet.reasons)
 
 
+def _sentence(election, sheet: ReviewSheet, r) -> str:
+    if r.code not in _REVIEW_CODES:
+        return r.detail or ""
+    mark = sheet.marks.marks.get(r.contest_id, {}).get(r.option_id) if sheet.marks and r.option_id else None
+    return reason_sentence(election, r, mark, sheet.targets.get((r.contest_id, r.option_id)) if r.option_id else None)
+
+
 def explain_ballot(store, conn: sqlite3.Connection, sheet_id: int) -> BallotExplanation:
     """Everything about one sheet, for the CLI and the review app (see the module docstring)."""
     source = StoreSource(store)
@@ -327,7 +334,7 @@ def explain_ballot(store, conn: sqlite3.Connection, sheet_id: int) -> BallotExpl
     # Reasons the election does not queue (undervotes, by default) are not why it was flagged.
     shown = [r for r in sheet.reasons if stored.status != "needs_review" or r.code in election.adjudication.reasons]
     reasons = tuple({"code": r.code, "words": reason_words(r.code), "contest_id": r.contest_id or "",
-                     "sentence": reason_sentence(election, r) if r.code in _REVIEW_CODES else (r.detail or "")}
+                     "sentence": _sentence(election, sheet, r)}
                     for r in shown)
     entries = ballot_entries(conn, election, str(sheet_id))
     cvr = _cvr_place(store, conn, stored) if stored.status != "duplicate" else None
