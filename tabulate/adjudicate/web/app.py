@@ -75,6 +75,7 @@ ROUTES = [
     Route("/ballot/{sheet_id:int}/release", views_review.release, methods=["POST"]),
     Route("/ballot/{sheet_id:int}/decided", views_board.decided),
     Route("/ballot/{sheet_id:int}/explain", views_explain.explain_page),
+    Route("/explain", views_explain.find_page),
     Route("/ballot/{sheet_id:int}/reopen", views_board.reopen, methods=["POST"]),
     Route("/board", views_board.board_page),
     Route("/board/hand-entry/{sheet_id:int}", views_board.hand_entry, methods=["POST"]),

@@ -35,6 +35,12 @@ def _summary(ctx: Ctx, d: decisions.Decision) -> list[dict]:
     return rows
 
 
+def _places(ctx: Ctx) -> dict[str, str]:
+    """Each queued ballot's reference "batch · position", by sheet id."""
+    return {r[0]: ballot_reference(r[1], r[2]) for r in ctx.conn.execute(
+        "SELECT sheet_id, batch, position FROM adj_ballots")}
+
+
 @endpoint("queue")
 def decided(ctx: Ctx, sheet_id: str) -> Response:
     """A decided ballot: who decided what, when and why; the board may reopen it."""
@@ -70,7 +76,7 @@ def board_page(ctx: Ctx) -> Response:
     recent = decisions.decisions(ctx.conn, current_only=True)[-50:][::-1]
     return ctx.render("board.html", candidates=queue.hand_entry_candidates(ctx.conn, ctx.source),
                       recent=recent, progress=queue.progress(ctx.conn), message=ctx.request.query_params.get("m", ""),
-                      decided_by=election.adjudication.decided_by)
+                      decided_by=election.adjudication.decided_by, places=_places(ctx))
 
 
 @endpoint("board")
@@ -85,7 +91,7 @@ def hand_entry(ctx: Ctx, sheet_id: str) -> Response:
 
 @endpoint("decisions")
 def decisions_page(ctx: Ctx) -> Response:
-    return ctx.render("decisions.html", rows=decisions.decisions(ctx.conn)[::-1])
+    return ctx.render("decisions.html", rows=decisions.decisions(ctx.conn)[::-1], places=_places(ctx))
 
 
 @endpoint("export")
@@ -94,8 +100,7 @@ def decisions_csv(ctx: Ctx) -> Response:
     rows = decisions.decisions(ctx.conn)
     buf = io.StringIO()
     out = csv.writer(buf)
-    places = {r[0]: ballot_reference(r[1], r[2]) for r in ctx.conn.execute(
-        "SELECT sheet_id, batch, position FROM adj_ballots")}
+    places = _places(ctx)
     out.writerow(["decision", "sheet_id", "reference", "ballot", "round", "decided_by", "members", "created_at", "manual",
                   "note", "changed_contests", "write_ins", "reopened_at", "reopen_reason"])
     for d in rows:
