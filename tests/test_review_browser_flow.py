@@ -122,8 +122,14 @@ def test_at_1280_by_720_continue_is_always_visible_and_nothing_scrolls_sideways(
         box = page.locator("#continue").bounding_box()
         assert box["y"] >= 0 and box["y"] + box["height"] <= SMALL["height"], (sheet, box)
         assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), sheet
-    if sheet == "6":
-        _shot(page, "review-ballot-1280.png")
+    page.goto(f"{base}/ballot/6")
+    _shot(page, "review-ballot-1280.png")
+    page.set_viewport_size(LARGE)
+    page.reload()
+    page.wait_for_load_state("load")
+    zoom = page.locator("figure.zoom img").first.evaluate("i => i.getBoundingClientRect().width")
+    assert zoom > 700  # the contest zoom grows with the window (it was 460 px)
+    _shot(page, "review-ballot-2560.png")
     page.context.close()
 
 
@@ -176,7 +182,8 @@ def _pages_of_the_app(base):
         ("alice", "/queue"), ("alice", "/ballot/1"), ("hal", "/preview"),
         ("board1", "/board"), ("board1", "/queue"), ("board1", "/decisions"), ("board1", "/ballot/5"),
         ("board1", "/explain"), ("board1", "/ballot/2/explain"), ("board1", "/ballot/7/explain"),
-        ("board1", "/queue/next"), ("admin", "/admin/users"), ("admin", "/admin/log"),
+        ("board1", "/queue/next"), ("board1", "/ballot/2/decided"), ("admin", "/admin/users"),
+        ("admin", "/admin/log"), ("admin", "/ballot/1/explain"),
     ]
 
 

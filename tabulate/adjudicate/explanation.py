@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..report import ARLO_CONTAINERS
@@ -91,6 +91,8 @@ class EntryView:
     marked: dict[str, tuple[str, ...]]
     write_ins: tuple[str, ...]
     note: str
+    #: Contest titles where this entry differs from another of its round and panel.
+    differs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -230,11 +232,13 @@ def ballot_entries(conn: sqlite3.Connection, election, sheet_id: str) -> tuple[E
         return ()
     rows = conn.execute("SELECT e.round, e.panel, e.payload, e.created_at, u.name, u.party FROM adj_entries e "
                         "JOIN adj_users u ON u.id = e.user_id WHERE e.sheet_id = ? ORDER BY e.id", (sheet_id,))
+    # Contests in ballot order (the straight-party targets first), as the paper shows them.
+    order = {STRAIGHT_PARTY_CONTEST_ID: -1, **{c.id: i for i, c in enumerate(election.contests)}}
     out = []
     for rnd, panel, payload, created, name, party in rows:
         p = json.loads(payload)
         marked = {}
-        for cid, opts in sorted(p.get("marked", {}).items()):
+        for cid, opts in sorted(p.get("marked", {}).items(), key=lambda kv: order.get(kv[0], len(order))):
             try:
                 contest = election.contest(cid)
                 marked[contest.title] = tuple(option_label(contest, o) for o in opts)
@@ -244,6 +248,18 @@ def ballot_entries(conn: sqlite3.Connection, election, sheet_id: str) -> tuple[E
                       + (f" → {w['outcome']}" if w.get("outcome") else "") for w in p.get("write_ins", ()))
         who = f"{name} ({party})" if party else name
         out.append(EntryView(who, when_words(created), int(rnd), panel, marked, names, p.get("note", "")))
+    return _with_differences(out)
+
+
+def _with_differences(entries: list[EntryView]) -> tuple[EntryView, ...]:
+    groups: dict[tuple[int, str], list[EntryView]] = {}
+    for e in entries:
+        groups.setdefault((e.round, e.panel), []).append(e)
+    out = []
+    for e in entries:
+        others = groups[(e.round, e.panel)]
+        differs = tuple(t for t in e.marked if len({o.marked.get(t, ()) for o in others}) > 1)
+        out.append(replace(e, differs=differs))
     return tuple(out)
 
 
