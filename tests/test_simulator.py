@@ -69,7 +69,7 @@ def test_primary_has_no_straight_party_and_no_write_ins():
 
 def test_straight_party_voter_leaves_partisan_contests_to_the_party():
     rng = np.random.default_rng(3)
-    pop = POPULATIONS["realistic"]
+    pop = POPULATIONS["varied"]
     voter = next(v for v in (draw_voter(GENERAL, rng, pop) for _ in range(400)) if v.archetype == "straight_party")
     party = voter.straight_party[0]
     senate = GENERAL.contest("us-senate")
