@@ -146,6 +146,12 @@ def test_counts_agree_across_status_results_unofficial_cvr_and_manifest_after_re
     assert len(nist) == len(dominion) == manifest == live
     assert sum(any(s["Type"] == "modified" for s in c["CVRSnapshot"]) for c in nist) == status["decided"]
     assert {r[4] for r in dominion} == {ballot_reference(r[2], int(r[3])) for r in dominion}
+    # explain names each ballot's place in the CVR as the export numbers it (Dominion CvrNumber).
+    assert explain_ballot(env.store, env.conn, int(DAMAGED)).cvr is None  # set aside, not yet entered by hand
+    for sheet_id in (MARGINAL, WRITE_IN, OVERVOTE, CLEAN):
+        place = explain_ballot(env.store, env.conn, int(sheet_id)).cvr
+        row = next(r for r in dominion if r[4] == place["imprinted_id"])
+        assert (int(row[0]), place["of"]) == (place["cvr_number"], live)
 
 
 def test_status_text_uses_the_reason_words_and_says_a_sheet_may_have_several(env, capsys):
