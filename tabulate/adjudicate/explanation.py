@@ -192,10 +192,8 @@ def _contests(election, sheet: ReviewSheet, after, write_ins) -> tuple[ContestSt
         machine = contest_outcome(contest, before, {}) if before is not None else "not read by the scanner"
         counted = contest_outcome(contest, final, write_ins) if final is not None else "no vote"
         clauses = (final or before).clauses if (final or before) is not None else ()
-        reasons = tuple(reason_sentence(election, r, sheet.marks.marks.get(contest.id, {}).get(r.option_id)
-                                        if sheet.marks and r.option_id else None,
-                                        sheet.targets.get((contest.id, r.option_id)) if r.option_id else None)
-                        for r in sheet.reasons if r.contest_id == contest.id and r.code in queued)
+        reasons = tuple(_sentence(election, sheet, r) for r in sheet.reasons
+                        if r.contest_id == contest.id and r.code in queued)
         out.append(ContestStory(contest.id, contest.title, contest.vote_for, page_of.get(contest.id),
                                 _targets(election, sheet, contest), machine,
                                 before.status if before is not None else "", tuple((c, CLAUSE_TEXT.get(c, ""))
