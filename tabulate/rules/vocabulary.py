@@ -55,6 +55,8 @@ SET_ASIDE_WORDS: dict[str, str] = {
     "page_rejected": "A page was set aside",
     "pages_disagree": "Front and back disagree",
     "missing_page": "A page is missing",
+    "missing_back_page": "Back page missing",
+    "missing_front_page": "Front page missing",
     "too_many_pages": "Too many pages for one sheet",
     "marks_not_in_election": "Marks do not fit the election",
     "internal_error": "Reader error (report it)",
