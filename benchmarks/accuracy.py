@@ -160,7 +160,7 @@ class Accuracy:
                 self.ambiguous_sent += 1
 
     def table(self) -> str:
-        pct = lambda a, b: f"{100 * a / b:.2f} %" if b else "n/a"  # noqa: E731
+        pct = lambda a, b: f"{100 * a / b:.2f} %" if b else "n/a"
         lines = [
             f"sheets read                          {self.sheets} (rejected: {dict(self.rejected) or 0})",
             f"definite marks read as unmarked      {len(self.definite_unmarked)}   (must be 0)",

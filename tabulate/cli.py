@@ -11,6 +11,10 @@ import importlib
 import sys
 
 from . import __version__
+from .commands import UsageError
+from .core.errors import TabulateError
+
+__all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 #: Sub-command modules, in the order ``tabulate --help`` lists them. Each has
 #: ``register(subparsers)``, which adds its parsers and sets ``func`` on them.
@@ -28,10 +32,6 @@ COMMAND_MODULES = (
 )
 
 
-class UsageError(Exception):
-    """A mistake the user can fix; printed as one line."""
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tabulate",
@@ -40,19 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tabulate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"tabulate.commands.{name}")
-        except ModuleNotFoundError as e:
-            if e.name == f"tabulate.commands.{name}":
-                continue  # not built yet
-            raise
-        module.register(sub)
+        importlib.import_module(f"tabulate.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .election import ElectionError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -60,10 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except ElectionError as e:
-        print(f"tabulate: {e}", file=sys.stderr)
-        return 2
-    except (UsageError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
+    except (TabulateError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
         print(f"tabulate: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -74,9 +63,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # `python -m tabulate.cli` runs this file as __main__, a second copy of the
-    # module whose UsageError the commands (importing tabulate.cli) never raise:
-    # run the imported module's main so errors are caught as one line.
-    from tabulate.cli import main as _main
-
-    sys.exit(_main())
+    sys.exit(main())

@@ -7,10 +7,9 @@ import io
 import shutil
 
 import pytest
+from test_adjudicate_support import fast_passwords  # noqa: F401
 
 from tabulate.cli import main
-
-from test_adjudicate_support import fast_passwords  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +23,7 @@ def built(tmp_path_factory):
 
 
 @pytest.fixture
-def sample_db(built, tmp_path, fast_passwords):  # noqa: F811
+def sample_db(built, tmp_path, fast_passwords):
     db = tmp_path / "try.db"
     shutil.copy(built, db)
     return db

@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import threading
 import time
-from types import SimpleNamespace
 from collections import defaultdict
+from types import SimpleNamespace
 
 import pytest
+from test_adjudicate_support import Env, fast_passwords, machine_entry  # noqa: F401
 
 from tabulate.adjudicate import auditlog, decisions, panels, queue
 from tabulate.adjudicate.entries import NOT_COUNTED
 from tabulate.adjudicate.queue import LeaseLost
-from tabulate.adjudicate.sample import SCRIPT, build_sample_store
-
-from test_adjudicate_support import Env, fast_passwords, machine_entry  # noqa: F401
+from tabulate.commands.review_sample import SCRIPT, build_sample_store
 
 TEAMS = (("alice", "bob"), ("carol", "dave"), ("erin", "frank"), ("gina", "hal"))
 COPIES = 5  # 6 flagged ballots per copy of the script
 
 
 @pytest.fixture
-def crowd(tmp_path, fast_passwords):  # noqa: F811
+def crowd(tmp_path, fast_passwords):
     script = tuple(b for b in SCRIPT if not b.rejected) * COPIES
     build_sample_store(tmp_path / "crowd.db", tmp_path / "img", script=script, clean=0, dpi=30).close()
     e = Env(tmp_path / "crowd.db")
@@ -71,7 +70,7 @@ def _work(env, panel, member, disagree_every: int, errors: list):
                 decisions.record_entry(conn, source, panel, member, entry)
             except LeaseLost:
                 continue
-    except Exception as e:  # noqa: BLE001 - reported to the main thread
+    except Exception as e:
         errors.append(e)
     finally:
         conn.close()

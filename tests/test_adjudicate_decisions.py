@@ -7,6 +7,19 @@ results, and only the board reopens one.
 from __future__ import annotations
 
 import pytest
+from test_adjudicate_support import (  # noqa: F401
+    DAMAGED,
+    MARGINAL,
+    NAME_NO_MARK,
+    SAME_NAME,
+    WRITE_IN,
+    board,
+    env,
+    fast_passwords,
+    machine_entry,
+    team,
+    template_store,
+)
 
 from tabulate.adjudicate import auditlog, decisions, queue
 from tabulate.adjudicate.decisions import DECIDED, ESCALATED, NO_MAJORITY, WAITING
@@ -14,10 +27,6 @@ from tabulate.adjudicate.entries import NOT_COUNTED, DecisionError, decided_vote
 from tabulate.adjudicate.queue import LeaseLost
 from tabulate.adjudicate.records import adjudicated_records
 from tabulate.rules import _clauses as K
-
-from test_adjudicate_support import (  # noqa: F401
-    DAMAGED, MARGINAL, NAME_NO_MARK, SAME_NAME, WRITE_IN, board, env, fast_passwords,
-    machine_entry, team, template_store)
 
 
 def _take(env, panel, user, sheet_id):

@@ -5,14 +5,25 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_adjudicate_support import (  # noqa: F401
+    BESIDE_NAME,
+    DAMAGED,
+    MARGINAL,
+    NAME_NO_MARK,
+    OVERVOTE,
+    SAME_NAME,
+    WRITE_IN,
+    Env,
+    board,
+    env,
+    fast_passwords,
+    team,
+    template_store,
+)
 
 from tabulate.adjudicate import queue
 from tabulate.adjudicate.queue import LeaseLost, QueueFilter
-from tabulate.adjudicate.sample import SAMPLE_ELECTION, build_sample_store
-
-from test_adjudicate_support import (  # noqa: F401
-    BESIDE_NAME, DAMAGED, MARGINAL, NAME_NO_MARK, OVERVOTE, SAME_NAME, WRITE_IN, Env, board, env, fast_passwords,
-    team, template_store)
+from tabulate.commands.review_sample import SAMPLE_ELECTION, build_sample_store
 
 
 def _ids(rows):
@@ -95,7 +106,7 @@ def test_only_an_eligible_rejected_sheet_is_set_aside_for_entry_by_hand(env):
     assert queue.hand_entry_candidates(env.conn, env.source) == []
 
 
-def test_when_the_election_says_the_board_decides_every_ballot_goes_to_the_board(tmp_path, fast_passwords):  # noqa: F811
+def test_when_the_election_says_the_board_decides_every_ballot_goes_to_the_board(tmp_path, fast_passwords):
     doc = json.loads(SAMPLE_ELECTION.read_text(encoding="utf-8"))
     doc["adjudication"] = {"decided_by": "board"}
     path = tmp_path / "election.json"

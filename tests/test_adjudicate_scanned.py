@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_adjudicate_support import Browser, Env, fast_passwords, password  # noqa: F401
 
 from tabulate.adjudicate import queue
-from tabulate.adjudicate.sample import SCRIPT, build_sample_store
-
-from test_adjudicate_support import Browser, Env, fast_passwords, password  # noqa: F401
+from tabulate.commands.review_sample import SCRIPT, build_sample_store
 
 
 @pytest.fixture
-def scanned(tmp_path, fast_passwords):  # noqa: F811
+def scanned(tmp_path, fast_passwords):
     script = SCRIPT[:1] + SCRIPT[-1:]  # a light mark, and a sheet whose corner (and registration mark) is torn
     build_sample_store(tmp_path / "scanned.db", tmp_path / "img", script=script, clean=0, dpi=100, read=True).close()
     e = Env(tmp_path / "scanned.db")

@@ -1,6 +1,6 @@
 """Shared fixtures for the adjudication tests (imported by tests/test_adjudicate_*.py and test_review_*.py).
 
-The sample store (`tabulate.adjudicate.sample`) is drawn once per session and
+The sample store (`tabulate.commands.review_sample`) is drawn once per session and
 copied for each test, so every test starts from the same six flagged ballots:
 
 ====  =====================================================================
@@ -31,8 +31,8 @@ from argon2 import PasswordHasher
 
 from tabulate.adjudicate import schema, users
 from tabulate.adjudicate.entries import Entry, WriteInReading
-from tabulate.adjudicate.sample import build_sample_store
 from tabulate.adjudicate.source import StoreSource
+from tabulate.commands.review_sample import build_sample_store
 from tabulate.store import open_store
 
 MARGINAL, WRITE_IN, OVERVOTE, NAME_NO_MARK, BESIDE_NAME, SAME_NAME, DAMAGED = "1", "2", "3", "4", "5", "6", "7"

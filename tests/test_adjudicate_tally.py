@@ -4,15 +4,26 @@ from __future__ import annotations
 
 from collections import Counter
 
+from test_adjudicate_support import (  # noqa: F401
+    BESIDE_NAME,
+    DAMAGED,
+    MARGINAL,
+    NAME_NO_MARK,
+    OVERVOTE,
+    SAME_NAME,
+    WRITE_IN,
+    env,
+    fast_passwords,
+    machine_entry,
+    team,
+    template_store,
+)
+
 from tabulate.adjudicate import decisions, queue
 from tabulate.adjudicate.entries import NOT_COUNTED
 from tabulate.adjudicate.records import adjudicated_records, votes_from_dict
 from tabulate.report.nist_cvr import cast_vote_record
 from tabulate.report.tally import tally_records
-
-from test_adjudicate_support import (  # noqa: F401
-    BESIDE_NAME, DAMAGED, MARGINAL, NAME_NO_MARK, OVERVOTE, SAME_NAME, WRITE_IN, env, fast_passwords,
-    machine_entry, team, template_store)
 
 
 def _decide_everything(env):
@@ -99,7 +110,7 @@ def test_a_decided_ballots_cvr_has_a_modified_snapshot_with_the_decision(env):
     assert senate("interpreted") == [] and senate("modified") == ["sel-us-senate-sen-brennan"]
 
 
-def test_a_store_nobody_reviewed_gives_the_stores_own_records(template_store, tmp_path):  # noqa: F811
+def test_a_store_nobody_reviewed_gives_the_stores_own_records(template_store, tmp_path):
     import shutil
     import sqlite3
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from test_adjudicate_support import fast_passwords  # noqa: F401
 
 from tabulate.adjudicate import auditlog, panels, schema, sessions, users
 from tabulate.adjudicate.users import LoginFailed, UserError
 from tabulate.cli import main
 
-from test_adjudicate_support import fast_passwords  # noqa: F401
-
 
 @pytest.fixture
-def conn(tmp_path, fast_passwords):  # noqa: F811
+def conn(tmp_path, fast_passwords):
     c = schema.connect(tmp_path / "u.db")
     schema.migrate(c)
     yield c
@@ -117,7 +116,7 @@ def test_a_partner_joins_at_the_same_screen_with_their_own_password(conn):
     assert [m.name for m in again.members] == ["alice", "bob"]
 
 
-def test_users_add_reads_the_password_from_stdin(tmp_path, monkeypatch, capsys, fast_passwords):  # noqa: F811
+def test_users_add_reads_the_password_from_stdin(tmp_path, monkeypatch, capsys, fast_passwords):
     import io
 
     db = tmp_path / "cli.db"

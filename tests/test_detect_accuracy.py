@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 
-from accuracy import evaluate  # noqa: E402
+from accuracy import evaluate
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import zxingcpp
 from PIL import Image
 from test_detect_support import election, page_image, scan, turn
 
-from tabulate.ballots.render import render_page
 from tabulate.detect import read_image
 from tabulate.election.geometry import style_code_rect
 from tabulate.election.layout import layout_style
+from tabulate.election.render import render_page
 
 
 def _with_code(img: np.ndarray, text: str) -> np.ndarray:

@@ -13,9 +13,9 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from tabulate.ballots.render import render_page
 from tabulate.election import load_election
 from tabulate.election.layout import layout_style
+from tabulate.election.render import render_page
 
 SAMPLE = Path(__file__).parents[1] / "samples" / "general" / "election.json"
 

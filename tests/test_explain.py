@@ -7,15 +7,24 @@ import io
 import json
 
 import pytest
+from test_adjudicate_support import (  # noqa: F401
+    DAMAGED,
+    MARGINAL,
+    OVERVOTE,
+    WRITE_IN,
+    board,
+    env,
+    fast_passwords,
+    machine_entry,
+    team,
+    template_store,
+)
 
 from tabulate.adjudicate import decisions, queue
 from tabulate.adjudicate.decisions import DECIDED, ESCALATED
 from tabulate.adjudicate.explanation import BallotNotFound, explain_ballot, find_sheet
 from tabulate.cli import main
-from tabulate.rules.vocabulary import REASON_WORDS, ballot_reference, parse_reference, reason_words
-
-from test_adjudicate_support import (  # noqa: F401
-    DAMAGED, MARGINAL, OVERVOTE, WRITE_IN, board, env, fast_passwords, machine_entry, team, template_store)
+from tabulate.core.vocabulary import REASON_WORDS, ballot_reference, parse_reference, reason_words
 
 CLEAN = "9"  # a clean ballot, counted as read (see test_adjudicate_support)
 

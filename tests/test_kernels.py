@@ -9,8 +9,7 @@ from test_detect_support import election, page_image, scan, turn
 
 from tabulate.detect.register import register_page
 from tabulate.detect.template import page_template
-from tabulate.kernels import FEATURES, F, TargetPoints, offsets_by_distance, score_targets
-from tabulate.kernels import reference
+from tabulate.kernels import FEATURES, F, TargetPoints, offsets_by_distance, reference, score_targets
 
 MARKS = (("straight-party", "DEM", "fill"), ("president", "pres-hale", "half"), ("president", "pres-okafor", "circle"),
          ("us-senate", "sen-caldwell", "beside"), ("us-house-6", "house-king", "line"),

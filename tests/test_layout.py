@@ -39,7 +39,7 @@ def test_targets_boxes_and_text_stay_on_the_page_and_out_of_the_corner_windows()
             from tabulate.election.geometry import Rect
             windows = [Rect(x, y, CORNER_WINDOW_IN, CORNER_WINDOW_IN) for x, y in corners]
             for _cid, box in page.contest_boxes:
-                assert 0 < box.x and box.right < page.width_in and 0 < box.y and box.bottom < page.height_in
+                assert box.x > 0 and box.right < page.width_in and box.y > 0 and box.bottom < page.height_in
                 assert not any(overlaps(box, w) for w in windows)
                 assert not overlaps(box, page.style_code)
             # Each registration mark is inside its own window only.

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from tabulate.ballots.render import pdf_bytes, render_sheet
 from tabulate.cli import main
 from tabulate.election import load_election
 from tabulate.election.layout import layout_style
+from tabulate.election.render import pdf_bytes, render_sheet
 
 REPO = Path(__file__).parents[1]
 GENERAL = REPO / "samples" / "general" / "election.json"

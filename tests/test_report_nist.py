@@ -131,6 +131,7 @@ def test_results_report_counts_per_precinct_and_kentucky_vote_type_match_the_tal
 # -- SP 1500-103 cast vote records ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cast_vote_records_validate_against_the_nist_schema():
     doc = cast_vote_record_report(ELECTION, RECORDS, generated_at=WHEN)
     assert schema_errors(doc, schema(CVR)) == []

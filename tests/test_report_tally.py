@@ -22,7 +22,7 @@ from tabulate.report import (
     unofficial_results_csv,
 )
 from tabulate.report.synthetic import make_record, synthetic_records
-from tabulate.rules.types import BallotVotes, ContestVotes
+from tabulate.rules import BallotVotes, ContestVotes, apply_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 ELECTION = load_election(ROOT / "samples" / "general" / "election.json")
@@ -161,6 +161,7 @@ def test_a_record_with_an_unknown_vote_type_is_refused_when_built():
         BallotRecord("a", "b", 1, "absentee", "A101", "1", good.marks, good.interpreted)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.randoms(use_true_random=False))
 def test_results_do_not_depend_on_the_order_of_the_ballots(rnd):
@@ -213,10 +214,7 @@ def test_an_empty_tally_is_all_zeros_for_every_contest_and_precinct():
 
 
 def test_votes_from_the_rules_engine_tally_with_every_slot_accounted_for():
-    """The contract with tabulate.rules: its BallotVotes tally as they are (skipped until the rules exist)."""
-    apply_rules = getattr(__import__("tabulate.rules", fromlist=["apply_rules"]), "apply_rules", None)
-    if apply_rules is None:
-        pytest.skip("tabulate.rules.apply_rules is not built yet")
+    """The contract with tabulate.rules: its BallotVotes tally as they are."""
     records = []
     for r in RECORDS[:60]:
         votes = apply_rules(ELECTION, r.marks)

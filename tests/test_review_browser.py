@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_adjudicate_support import Env, password, template_store  # noqa: F401
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -37,7 +36,7 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def server(template_store, tmp_path_factory):  # noqa: F811
+def server(template_store, tmp_path_factory):
     import uvicorn
     from argon2 import PasswordHasher
 

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from test_adjudicate_support import password, template_store  # noqa: F401
 from test_review_browser import ARGS, CHROMIUM, chromium, server, sync_playwright  # noqa: F401
 
@@ -35,7 +34,7 @@ SMALL = {"width": 1280, "height": 720}
 LARGE = {"width": 2560, "height": 1440}
 
 
-def _page(chromium, viewport=SMALL):  # noqa: F811
+def _page(chromium, viewport=SMALL):
     return chromium.new_context(viewport=viewport).new_page()
 
 
@@ -69,10 +68,11 @@ def _team_at_one_screen(page, base, a, b):
 
 def _disagree_on_ballot_5(env):
     """Carol votes the X beside Adeyemi's name, Gina does not: the ballot goes to the board."""
+    from test_adjudicate_support import machine_entry
+
     from tabulate.adjudicate import decisions, panels, queue
     from tabulate.adjudicate import users as accounts
     from tabulate.adjudicate.decisions import ESCALATED
-    from test_adjudicate_support import machine_entry
 
     conn, source = env.connect()
     try:
@@ -92,7 +92,7 @@ def _disagree_on_ballot_5(env):
         conn.close()
 
 
-def test_v_and_n_go_to_the_next_undecided_option_and_w_to_the_flagged_write_in(server, chromium):  # noqa: F811
+def test_v_and_n_go_to_the_next_undecided_option_and_w_to_the_flagged_write_in(server, chromium):
     base, _ = server
     page = _page(chromium)
     _team_at_one_screen(page, base, "alice", "bob")
@@ -114,7 +114,7 @@ def test_v_and_n_go_to_the_next_undecided_option_and_w_to_the_flagged_write_in(s
     page.context.close()
 
 
-def test_at_1280_by_720_continue_is_always_visible_and_nothing_scrolls_sideways(server, chromium):  # noqa: F811
+def test_at_1280_by_720_continue_is_always_visible_and_nothing_scrolls_sideways(server, chromium):
     base, _ = server
     page = _page(chromium)
     _team_at_one_screen(page, base, "erin", "dave")
@@ -138,7 +138,7 @@ def test_at_1280_by_720_continue_is_always_visible_and_nothing_scrolls_sideways(
     page.context.close()
 
 
-def test_the_board_sees_both_team_entries_side_by_side_and_what_they_disagreed_on(server, chromium):  # noqa: F811
+def test_the_board_sees_both_team_entries_side_by_side_and_what_they_disagreed_on(server, chromium):
     base, env = server
     _disagree_on_ballot_5(env)
     for viewport, suffix in _sizes():
@@ -155,7 +155,7 @@ def test_the_board_sees_both_team_entries_side_by_side_and_what_they_disagreed_o
         page.context.close()
 
 
-def test_the_board_explains_any_ballot_by_its_batch_and_position(server, chromium):  # noqa: F811
+def test_the_board_explains_any_ballot_by_its_batch_and_position(server, chromium):
     base, env = server
     sheet = env.store.sheet(9)  # a clean ballot, never flagged
     for viewport, suffix in ((SMALL, "1280"), (LARGE, "2560")):  # both: the images must grow at 2560
@@ -200,7 +200,7 @@ def _axe_problems(axe, page) -> list[str]:
 
 
 @pytest.mark.skipif(Axe is None, reason="axe-playwright-python is not installed (pip install -e '.[dev]')")
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(server, chromium):  # noqa: F811
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(server, chromium):
     from tabulate.adjudicate import users as accounts
 
     base, env = server

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from tabulate.adjudicate import auditlog, decisions, queue
-
 from test_adjudicate_support import (  # noqa: F401
-    DAMAGED, MARGINAL, WRITE_IN, Browser, app, env, fast_passwords, form, password, template_store)
+    DAMAGED,
+    MARGINAL,
+    WRITE_IN,
+    Browser,
+    app,
+    env,
+    fast_passwords,
+    form,
+    password,
+    template_store,
+)
+
+from tabulate.adjudicate import auditlog, decisions, queue
 
 
 def _team_at_one_screen(app):

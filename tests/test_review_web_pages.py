@@ -5,20 +5,19 @@ from __future__ import annotations
 import csv
 import io
 
+from test_adjudicate_support import MARGINAL, OVERVOTE, Browser, app, env, fast_passwords, password, template_store  # noqa: F401
+
 from tabulate.adjudicate import queue
 from tabulate.adjudicate.web import views_queue
 
-from test_adjudicate_support import (  # noqa: F401
-    MARGINAL, OVERVOTE, Browser, app, env, fast_passwords, password, template_store)
 
-
-def _signed_in(app, who):  # noqa: F811
+def _signed_in(app, who):
     br = Browser(app)
     br.login(who)
     return br
 
 
-def test_the_board_and_the_administrator_explain_any_ballot_flagged_or_not(env, app):  # noqa: F811
+def test_the_board_and_the_administrator_explain_any_ballot_flagged_or_not(env, app):
     for who in ("board1", "admin"):
         br = _signed_in(app, who)
         page = br.get("/ballot/9/explain")  # a clean ballot, never flagged
@@ -31,7 +30,7 @@ def test_the_board_and_the_administrator_explain_any_ballot_flagged_or_not(env, 
         assert missing.status_code == 404 and "no sheet at position 99 of batch" in missing.text
 
 
-def test_the_queue_says_how_many_of_how_many_it_shows_and_pages_through(env, app, monkeypatch):  # noqa: F811
+def test_the_queue_says_how_many_of_how_many_it_shows_and_pages_through(env, app, monkeypatch):
     queue.sync(env.conn, env.source)
     monkeypatch.setattr(views_queue, "PAGE_ROWS", 4)
     br = _signed_in(app, "alice")
@@ -43,7 +42,7 @@ def test_the_queue_says_how_many_of_how_many_it_shows_and_pages_through(env, app
     assert rows.count("<tr>") == 2 and "sample · " in rows
 
 
-def test_an_unknown_page_and_a_get_on_a_form_address_are_pages_of_the_app(env, app):  # noqa: F811
+def test_an_unknown_page_and_a_get_on_a_form_address_are_pages_of_the_app(env, app):
     br = _signed_in(app, "alice")
     missing = br.get("/no-such-page")
     assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text and 'href="/static/review.css"' in missing.text
@@ -52,7 +51,7 @@ def test_an_unknown_page_and_a_get_on_a_form_address_are_pages_of_the_app(env, a
     assert "Method Not Allowed" not in wrong.text
 
 
-def test_pages_that_wait_for_someone_else_look_again_by_themselves(env, app):  # noqa: F811
+def test_pages_that_wait_for_someone_else_look_again_by_themselves(env, app):
     br = _signed_in(app, "alice")
     assert 'data-poll="5"' in br.get("/queue").text  # no team yet: invitations appear without a reload
     partner = br.get("/queue").text
@@ -61,7 +60,7 @@ def test_pages_that_wait_for_someone_else_look_again_by_themselves(env, app):  #
     assert 'data-poll' not in br.get("/queue").text.split("</section>", 2)[1]  # a team: the team card stops
 
 
-def test_times_are_local_to_the_second_and_the_decisions_csv_names_the_ballot_by_reference(env, app):  # noqa: F811
+def test_times_are_local_to_the_second_and_the_decisions_csv_names_the_ballot_by_reference(env, app):
     from test_review_web import _enter, _team_at_one_screen
 
     br = _team_at_one_screen(app)

@@ -7,12 +7,10 @@ import sqlite3
 
 import pytest
 from starlette.routing import Route
+from test_adjudicate_support import MARGINAL, Browser, app, env, fast_passwords, form, password, template_store  # noqa: F401
 
 from tabulate.adjudicate import auditlog, images, queue, users
 from tabulate.adjudicate.web.app import ROUTES
-
-from test_adjudicate_support import (  # noqa: F401
-    MARGINAL, Browser, app, env, fast_passwords, form, password, template_store)
 
 SAMPLE_PARAMS = {"sheet_id": MARGINAL, "side": "1", "contest_id": "us-senate", "option_id": "sen-brennan",
                  "area": "marking", "name": "bob"}

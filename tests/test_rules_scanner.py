@@ -105,7 +105,7 @@ def test_more_than_the_permitted_number_of_selections_is_an_overvote_with_no_cre
 
 
 def test_an_overvote_in_a_vote_for_three_contest_counts_three_overvotes():
-    marks = {"city-council": {o: "marked" for o in ("cc-abbott", "cc-delgado", "cc-fischer", "cc-orr")}}
+    marks = {"city-council": dict.fromkeys(("cc-abbott", "cc-delgado", "cc-fischer", "cc-orr"), "marked")}
     c = ballot(marks).contest("city-council")
     assert c.status == "overvote" and c.selections == () and c.overvotes == 3
 

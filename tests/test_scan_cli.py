@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 import simplejpeg
 
-from tabulate.ballots.render import render_page
 from tabulate.ballots.samples import write_samples
 from tabulate.election import parse_election
 from tabulate.election.layout import layout_style
+from tabulate.election.render import render_page
 from tabulate.store import open_store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -127,7 +127,7 @@ def test_every_kind_of_bad_input_is_set_aside_with_its_reason_and_the_batch_goes
     assert all(by_position[p][3] == "rejected" for p in range(11, 18))
     assert reasons == {11: {"corrupt_image"}, 12: {"empty_file"}, 13: {"not_an_image"}, 14: {"wrong_election"},
                        15: {"unknown_style"}, 16: {"image_too_large"}, 17: {"missing_back_page"}}
-    # The summary names the reasons in the review app's words (tabulate.rules.vocabulary).
+    # The summary names the reasons in the review app's words (tabulate.core.vocabulary).
     assert re.search(r"rejected\s+7\s+Image is corrupt 1, Image file is empty 1, Image too large 1", result.stdout)
     assert "accounted for:" in result.stdout and "= 17" in result.stdout
 
@@ -253,6 +253,7 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
     assert status.returncode == 0 and "hash chain intact" in status.stdout
 
 
+@pytest.mark.slow
 def test_a_scan_killed_at_several_points_and_rerun_counts_exactly_what_an_uninterrupted_scan_counts(
         tmp_path, good_scans):
     rng = random.Random(20281107)

@@ -13,10 +13,6 @@ import os
 import numpy as np
 import pytest
 import tifffile
-
-from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, run_batch
-from tabulate.central.report import format_summary
-from tabulate.store import open_store
 from test_scan_support import (
     ELECTION_PATH,
     OVERVOTE,
@@ -27,6 +23,10 @@ from test_scan_support import (
     page_text,
     write_sheet,
 )
+
+from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, run_batch
+from tabulate.central.report import format_summary
+from tabulate.store import open_store
 
 
 @pytest.fixture(scope="module")

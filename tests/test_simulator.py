@@ -7,8 +7,15 @@ from pathlib import Path
 
 import numpy as np
 
-from tabulate.ballots import (MARK_KINDS, POPULATIONS, draw_voter, forced_plan, intended_votes, simulate_sheet,
-                              simulate_sheets)
+from tabulate.ballots import (
+    MARK_KINDS,
+    POPULATIONS,
+    draw_voter,
+    forced_plan,
+    intended_votes,
+    simulate_sheet,
+    simulate_sheets,
+)
 from tabulate.ballots.names import misspell, write_in_name
 from tabulate.ballots.voters import VoterIntent
 from tabulate.election import ADJUDICATION_REASONS, load_election

@@ -103,7 +103,7 @@ def test_scale_and_shift_are_recorded_and_applied():
 def test_blur_softens_edges():
     sharp, _ = _scan()
     soft, _ = _scan(blur_sigma_px=1.2)
-    mid = lambda img: ((img > 40) & (img < 215)).mean()  # noqa: E731
+    mid = lambda img: ((img > 40) & (img < 215)).mean()
     assert mid(soft.pages[0]) > 2 * mid(sharp.pages[0])
 
 

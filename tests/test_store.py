@@ -7,6 +7,7 @@ import json
 import sqlite3
 
 import pytest
+from test_scan_support import ELECTION_PATH
 
 from tabulate.election import parse_election
 from tabulate.rules.types import BallotVotes, ContestVotes
@@ -25,7 +26,6 @@ from tabulate.store import (
 )
 from tabulate.store._schema import SCHEMA_VERSION
 from tabulate.store.records import ballot_records
-from test_scan_support import ELECTION_PATH
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,9 @@ from __future__ import annotations
 import io
 
 import pytest
+from test_adjudicate_support import fast_passwords  # noqa: F401
 
 from tabulate.cli import main
-
-from test_adjudicate_support import fast_passwords  # noqa: F401
 
 
 class NeverRead(io.StringIO):
@@ -22,7 +21,7 @@ class NeverRead(io.StringIO):
 
 
 @pytest.fixture
-def db(tmp_path, fast_passwords):  # noqa: F811
+def db(tmp_path, fast_passwords):
     return str(tmp_path / "users.db")
 
 
@@ -74,4 +73,4 @@ def test_a_board_of_fewer_than_three_accounts_is_warned(db, monkeypatch, capsys)
         assert _add(db, name, "--role", "board", "--party", "DEM", "--password-stdin",
                     stdin=io.StringIO("a long enough password\n"), monkeypatch=monkeypatch) == 0
         err = capsys.readouterr().err
-        assert ("the board has %d account(s)" % n in err) == (n < 3)
+        assert (f"the board has {n} account(s)" in err) == (n < 3)

@@ -15,16 +15,15 @@ keeps who, when, the reading before, the result after, and why).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterator, Mapping
 
+from ..core.canonical import canonical_json as canonical
+from ..core.chain import GENESIS, body_hash
 from .schema import transaction
-
-GENESIS = "0" * 64
 
 
 @dataclass(frozen=True)
@@ -56,17 +55,12 @@ class Verification:
     problem: str = ""
 
 
-def canonical(value: Any) -> bytes:
-    """Canonical JSON bytes: sorted keys, no spaces, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
 def entry_hash(seq: int, ts: str, actor: str, action: str, sheet_id: str | None,
                detail: Mapping[str, Any], prev_hash: str) -> str:
     """The hash of one entry chained to the previous entry's hash."""
     body = {"seq": seq, "ts": ts, "actor": actor, "action": action, "sheet_id": sheet_id,
             "detail": detail, "prev": prev_hash}
-    return hashlib.sha256(canonical(body)).hexdigest()
+    return body_hash(body)
 
 
 def _now() -> str:

@@ -18,13 +18,14 @@ candidate, or to None when the name is not counted.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
+from ..core.canonical import canonical_json
+from ..core.errors import TabulateError
 from ..election import Contest, Election
 from ..rules import BallotMarks, BallotVotes, OptionMark, WriteInDecision, apply_rules, resolve_write_in
-from ..rules import _clauses as K
+from ..rules.clauses import ALREADY_ON_BALLOT, CANDIDATE_PLUS_WRITE_IN, FWAB
 from .source import ReviewSheet
 
 NOT_COUNTED = "not_counted"
@@ -32,8 +33,10 @@ MAX_NOTE_CHARS = 1000
 MAX_NAME_CHARS = 120
 
 
-class DecisionError(ValueError):
+class DecisionError(TabulateError, ValueError):
     """An entry that cannot be recorded as it is; ``problems`` lists each thing to fix, in words."""
+
+    code = "decision"
 
     def __init__(self, problems: list[str]):
         self.problems = problems
@@ -97,7 +100,7 @@ class Entry:
         return out
 
     def digest(self) -> str:
-        return hashlib.sha256(_canonical(self.agreement())).hexdigest()
+        return hashlib.sha256(canonical_json(self.agreement())).hexdigest()
 
     def to_json(self) -> dict:
         return {"sheet_id": self.sheet_id, "round": self.round, "style": self.style_id,
@@ -107,7 +110,7 @@ class Entry:
                                "sticker": w.sticker, "outcome": w.outcome} for w in self.write_ins]}
 
     @classmethod
-    def from_json(cls, d: Mapping) -> "Entry":
+    def from_json(cls, d: Mapping) -> Entry:
         return cls(d["sheet_id"], int(d["round"]), d["style"], d.get("precinct"),
                    {c: tuple(o) for c, o in d["marked"].items()},
                    tuple(WriteInReading(w["contest"], w["option"], w["name"], bool(w.get("sticker")),
@@ -124,10 +127,6 @@ class DecidedVotes:
     write_ins: Mapping[tuple[str, str], str | None]
     notes: tuple[str, ...] = ()
     proposals: Mapping[tuple[str, str], WriteInDecision] = field(default_factory=dict)
-
-
-def _canonical(value) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def machine_mark(sheet: ReviewSheet, contest_id: str, option_id: str) -> OptionMark | None:
@@ -212,13 +211,13 @@ def _adjust_for_names(contest: Contest, selected: set[str], entry: Entry, propos
             selected.discard(w.option_id)
             selected.add(w.outcome)
             notes.append(f"{contest.title}: the name written is {on_ballot[w.outcome].name}, on the ballot; on a "
-                         f"federal write-in absentee ballot it is a vote for them ({K.FWAB})")
-        elif (w.outcome == NOT_COUNTED and proposal is not None and proposal.clause == K.ALREADY_ON_BALLOT
+                         f"federal write-in absentee ballot it is a vote for them ({FWAB})")
+        elif (w.outcome == NOT_COUNTED and proposal is not None and proposal.clause == ALREADY_ON_BALLOT
               and proposal.candidates and proposal.candidates[0] in selected):
             selected.discard(w.option_id)
             name = on_ballot[proposal.candidates[0]].name if proposal.candidates[0] in on_ballot else "a candidate"
             notes.append(f"{contest.title}: the write-in names {name}, whom the voter also marked: not 'a different "
-                         f"person' ({K.CANDIDATE_PLUS_WRITE_IN}); the write-in is not counted ({K.ALREADY_ON_BALLOT})"
+                         f"person' ({CANDIDATE_PLUS_WRITE_IN}); the write-in is not counted ({ALREADY_ON_BALLOT})"
                          " and the mark stands")
     return notes
 

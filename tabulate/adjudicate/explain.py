@@ -9,6 +9,7 @@ from ..election import Contest, Election
 from ..rules import ContestVotes, OptionMark
 from ..rules.types import AdjudicationReason
 
+
 def when_words(ts: str | None) -> str:
     """A stored UTC timestamp as local time to the second: "2026-11-30 07:57:01 EET"; "" for none."""
     if not ts:

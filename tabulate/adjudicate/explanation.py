@@ -24,11 +24,11 @@ import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ..core.vocabulary import ballot_reference, parse_reference, reason_words
 from ..election import STRAIGHT_PARTY_CONTEST_ID
 from ..report import ARLO_CONTAINERS
 from ..rules import CLAUSE_TEXT
 from ..rules import STRAIGHT_PARTY_CLAUSE as STRAIGHT_PARTY
-from ..rules.vocabulary import ballot_reference, parse_reference, reason_words
 from ..store.base import LIVE_STATUSES
 from . import auditlog
 from .explain import contest_outcome, option_label, reason_sentence, when_words

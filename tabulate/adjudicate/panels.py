@@ -24,6 +24,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+from ..core.errors import TabulateError
 from . import auditlog
 from .schema import transaction
 from .sessions import Session, set_partner
@@ -33,8 +34,10 @@ INVITE_TTL_S = 15 * 60
 BOARD = "board"
 
 
-class TeamError(ValueError):
+class TeamError(TabulateError, ValueError):
     """A team that may not be formed (same party, not a reviewer, already in a team ...)."""
+
+    code = "team"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from ..rules.vocabulary import REASON_WORDS
+from ..core.errors import TabulateError
+from ..core.vocabulary import REASON_WORDS
 from . import auditlog
 from .panels import BOARD, Panel
 from .schema import transaction
@@ -55,12 +56,14 @@ HAND_ENTRY_CODES: frozenset[str] = frozenset({
     "style_code_unreadable", "layout_mismatch", "page_rejected", "missing_page",
 })
 
-#: The reasons in words: one vocabulary for the CLI, the web and the forms (`tabulate.rules.vocabulary`).
+#: The reasons in words: one vocabulary for the CLI, the web and the forms (`tabulate.core.vocabulary`).
 REASON_LABELS = REASON_WORDS
 
 
-class LeaseLost(RuntimeError):
+class LeaseLost(TabulateError, RuntimeError):
     """The ballot is no longer leased to this panel (it lapsed and another panel took it, or it was decided)."""
+
+    code = "lease_lost"
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ class QueueFilter:
         return (" AND ".join(where) or "1"), args
 
     @classmethod
-    def from_params(cls, params: Mapping[str, str]) -> "QueueFilter":
+    def from_params(cls, params: Mapping[str, str]) -> QueueFilter:
         def get(k):
             v = (params.get(k) or "").strip()
             return v[:200] or None

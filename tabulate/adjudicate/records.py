@@ -20,22 +20,11 @@ import sqlite3
 from collections import Counter
 from dataclasses import replace
 from pathlib import PurePath
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Iterator, Sequence
 
-from ..report.records import BallotRecord
-from ..rules import BallotVotes, ContestVotes
-from ..store.base import LIVE_STATUSES, BatchCounts
+from ..core import LIVE_STATUSES, BallotRecord, BallotVotes, ContestVotes, votes_from_dict
+from ..store.base import BatchCounts
 from ..store.records import marks_from_json, to_record
-
-
-def votes_from_dict(d: Mapping[str, Any]) -> BallotVotes:
-    """The inverse of `tabulate.rules.votes_to_dict` for the fields a record needs."""
-    contests = tuple(ContestVotes(c["contest_id"], c["status"], tuple(c.get("selections", ())),
-                                  int(c.get("overvotes", 0)), int(c.get("undervotes", 0)),
-                                  bool(c.get("from_straight_party", False)), tuple(c.get("clauses", ())))
-                     for c in d["contests"])
-    return BallotVotes(d["ballot_id"], d["style_id"], contests, d.get("precinct_id"), d.get("straight_party"),
-                       (), needs_review=False, blank=bool(d.get("blank", False)), fwab=bool(d.get("fwab", False)))
 
 
 def current_decisions(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from ..core.errors import TabulateError
+
 SCHEMA_VERSION = 1
 
 ROLES: tuple[str, ...] = ("operator", "reviewer", "board", "admin")
@@ -132,8 +134,10 @@ BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 """
 
 
-class SchemaError(RuntimeError):
+class SchemaError(TabulateError, RuntimeError):
     """The database holds adjudication tables of a newer version than this program knows."""
+
+    code = "review_schema"
 
 
 def connect(path: str | Path, *, timeout_s: float = 30.0) -> sqlite3.Connection:

@@ -20,14 +20,16 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from ..core.errors import TabulateError
 from ..election import PAPER_SIZES_IN, Election
-from ..rules import BallotMarks, BallotVotes, ContestVotes
-from ..rules.types import AdjudicationReason
+from ..rules import AdjudicationReason, BallotMarks, BallotVotes, ContestVotes
 from ..store.records import marks_from_json
 
 
-class SourceError(RuntimeError):
+class SourceError(TabulateError, RuntimeError):
     """The store cannot give what adjudication needs (a missing sheet, a changed image file ...)."""
+
+    code = "review_source"
 
 
 @dataclass(frozen=True)
@@ -205,10 +207,8 @@ class StoreSource:
         if not 1 <= page <= len(stored.pages):
             raise SourceError(f"sheet {sheet_id} has no page {page}")
         image = stored.pages[page - 1]
-        from ..central.pages import PageLoadError, load_page
-        from ..central.sources import PageSource
-        from ..detect.decode import decode_page, headers
-        from ..detect.errors import ReadError
+        from ..central import PageLoadError, PageSource, load_page
+        from ..detect import ReadError, decode_page, headers
 
         file_part, hash_mark, frame = image.source.rpartition("#") if "#" in image.source else (image.source, "", "")
         path = Path(file_part)
@@ -231,16 +231,10 @@ class StoreSource:
     def apply(self, sheet_id: str, applied: Applied) -> None:
         """Write decided votes to the store.
 
-        A store with ``record_adjudication`` takes the whole decision (votes,
-        write-in names, status counted); otherwise the contest votes go in
-        through ``set_modified`` and the write-in names and status stay in
-        adjudication's tables (`tabulate.adjudicate.records` folds them in).
+        The contest votes go in through ``set_modified``; the write-in names
+        and the status stay in adjudication's tables
+        (`tabulate.adjudicate.records` folds them in).
         """
-        full = getattr(self.store, "record_adjudication", None)
-        if full is not None:
-            full(int(sheet_id), applied.votes, write_ins=dict(applied.write_ins), actor=applied.actor,
-                 note=applied.note)
-            return
         sheet = self.store.sheet(int(sheet_id))
         if sheet.interpreted is None:
             raise SourceError(f"sheet {sheet_id} has no machine votes, and this store cannot take votes "
@@ -248,8 +242,5 @@ class StoreSource:
         self.store.set_modified(int(sheet_id), list(applied.votes.contests), actor=applied.actor, note=applied.note)
 
     def unapply(self, sheet_id: str, *, actor: str, note: str) -> None:
-        """Tell the store a decision was reopened (a store without ``reopen_adjudication`` keeps its copy)."""
-        reopen = getattr(self.store, "reopen_adjudication", None)
-        if reopen is not None:
-            reopen(int(sheet_id), actor=actor, note=note)
+        """A decision was reopened: the store keeps its copy of the votes until the next decision."""
 

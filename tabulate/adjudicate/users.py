@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ..core.errors import TabulateError
 from . import auditlog
 from .schema import ROLES, transaction
 
@@ -55,12 +56,16 @@ def _dummy_hash() -> str:
     return _dummy[key]
 
 
-class UserError(ValueError):
+class UserError(TabulateError, ValueError):
     """A request about accounts that cannot be done (a duplicate name, a missing party ...)."""
 
+    code = "user"
 
-class LoginFailed(Exception):
+
+class LoginFailed(TabulateError):
     """Wrong name or password, or a locked or disabled account. The message is safe to show."""
+
+    code = "login_failed"
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ class Pen:
     #: Size of the grain's clumps: fine for graphite, coarse for the blotches an eraser leaves.
     grain_in: float = 0.006
 
-    def with_(self, **changes) -> "Pen":
+    def with_(self, **changes) -> Pen:
         return Pen(**{**self.__dict__, **changes})
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from PIL import Image
 
 from .. import __version__
+from ..core.errors import TabulateError
 from ..election.model import Election
 from .marks import MARK_KINDS
 from .simulate import simulate_sheet
@@ -29,8 +30,10 @@ JPEG_QUALITY = 85
 TRUTH_FILE = "truth.json"
 
 
-class SamplesError(Exception):
+class SamplesError(TabulateError):
     """The output folder cannot be used (it holds other scans, or cannot be written)."""
+
+    code = "samples"
 
 
 def encode_page(image: np.ndarray, *, fmt: str, bitonal: bool, dpi: int) -> tuple[bytes, str]:

@@ -5,12 +5,13 @@
 """
 
 from .interpret import Interpretation, Interpreter, interpret_sheet
+from .pages import PageLoadError, load_page
 from .pipeline import READER_CRASHED, READER_TIMED_OUT, RunSummary, run_batch
 from .sources import MISSING_BACK, MISSING_FRONT, PageSource, ScanPlan, SheetSource, SourceError
 from .worker import READER_FAILED
 
 __all__ = [
     "MISSING_BACK", "MISSING_FRONT", "READER_CRASHED", "READER_FAILED", "READER_TIMED_OUT", "Interpretation",
-    "Interpreter", "PageSource", "RunSummary", "ScanPlan", "SheetSource", "SourceError", "interpret_sheet",
-    "run_batch",
+    "Interpreter", "PageLoadError", "PageSource", "RunSummary", "ScanPlan", "SheetSource", "SourceError", "interpret_sheet",
+    "load_page", "run_batch",
 ]

@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ..core.sheets import SheetReason, SheetStatus
+from ..core.votes import BallotVotes
 from ..election import Election
-from ..rules.types import BallotVotes
-from ..store.base import SheetReason, SheetStatus
 
 
 @dataclass(frozen=True)

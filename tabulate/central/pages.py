@@ -11,6 +11,7 @@ import hashlib
 import io
 import os
 
+from ..core.errors import TabulateError
 from .sources import PageSource
 
 #: A scanned page file larger than this is refused unread (a 600 DPI colour
@@ -22,8 +23,10 @@ FILE_TOO_LARGE = "file_too_large"
 PAGE_UNREADABLE = "page_unreadable"
 
 
-class PageLoadError(Exception):
+class PageLoadError(TabulateError):
     """A page whose bytes could not be had; ``code`` is the sheet's reason code."""
+
+    code = "page_load"
 
     def __init__(self, code: str, detail: str):
         super().__init__(detail)

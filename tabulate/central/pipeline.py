@@ -32,6 +32,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 
+from ..core.errors import TabulateError
 from ..election import Election
 from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, SheetReason, Store
 from .interpret import Interpreter, interpret_sheet
@@ -128,8 +129,10 @@ def _kill(executor: ProcessPoolExecutor) -> None:
     executor.shutdown(wait=False, cancel_futures=True)
 
 
-class ReadersUnavailable(RuntimeError):
+class ReadersUnavailable(TabulateError, RuntimeError):
     """Reader processes cannot run at all (not one sheet's fault): the run stops, nothing is set aside."""
+
+    code = "readers_unavailable"
 
 
 class _Readers:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping
 
+from ..core.vocabulary import SEVERAL_REASONS_NOTE, reason_counts_words, reason_words
 from ..election import Election
-from ..rules.vocabulary import SEVERAL_REASONS_NOTE, reason_counts_words, reason_words
 from ..store.base import BatchCounts
 from .pipeline import RunSummary
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from ..core.errors import TabulateError
+
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff"})
 _TIFF_SUFFIXES = frozenset({".tif", ".tiff"})
 _SIDE = re.compile(r"^(?P<key>.*?)[-_. ](?P<side>front|back)$", re.IGNORECASE)
@@ -43,8 +45,10 @@ MISSING_BACK = "missing_back_page"
 MISSING_FRONT = "missing_front_page"
 
 
-class SourceError(ValueError):
+class SourceError(TabulateError, ValueError):
     """A PATH that names nothing usable (missing, or a folder without images)."""
+
+    code = "scan_source"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import os
 import threading
 import time
 import traceback
+
 from ..election import PAPER_SIZES_IN, Election
 from ..store.base import PageImage, SheetOutcome, SheetReason, sheet_identity
 from .interpret import Interpretation, Interpreter

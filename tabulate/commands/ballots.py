@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def register(subparsers) -> None:
@@ -40,9 +40,9 @@ def file_names(style_id: str, precinct_id: str, fmt: str) -> list[str]:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from ..ballots.render import pdf_bytes, png_bytes, render_sheet
     from ..election import load_election
     from ..election.layout import LayoutError, layout_style
+    from ..election.render import pdf_bytes, png_bytes, render_sheet
 
     if not 10 <= args.dpi <= 1200:
         raise UsageError(f"--dpi {args.dpi} is out of range (10 to 1200)")

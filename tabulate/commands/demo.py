@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 #: Sheets simulated when the shipped scans are not there, and their seed.
 DEMO_SHEETS = 24
@@ -63,9 +63,9 @@ def _out_dir(keep: Path | None) -> Path:
 
 def render_blank_ballots(election_path: Path, out: Path) -> int:
     """Write every style's blank ballot (one precinct each) as PNG pages; return the number of files."""
-    from ..ballots.render import png_bytes, render_sheet
     from ..election import load_election
     from ..election.layout import layout_style
+    from ..election.render import png_bytes, render_sheet
 
     election = load_election(election_path)
     out.mkdir(parents=True, exist_ok=True)
@@ -144,7 +144,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
 def format_queue_head(election, flagged, limit: int = 5) -> str:
     """The first lines of the review queue: where each ballot is, and why, in the review app's words."""
-    from ..rules.vocabulary import reason_words
+    from ..core.vocabulary import reason_words
 
     queued = set(election.adjudication.reasons)
     lines = [f"The review queue: {len(flagged)} sheet(s)" + (f", the first {limit}" if len(flagged) > limit else "")]

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def register(subparsers) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def register(subparsers) -> None:
@@ -47,11 +47,11 @@ def _sheet_text(n: int, sheet) -> list[str]:
 
 
 def run(args) -> int:
+    import cv2
+
     from ..detect.annotate import annotate_page
     from ..detect.read import pair_pages, read_file
     from ..election import load_election
-
-    import cv2
 
     election = load_election(args.election)
     for path in args.images:

@@ -8,7 +8,7 @@ import ipaddress
 import sys
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 LOOPBACK = "127.0.0.1"
 
@@ -123,7 +123,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_sample(args: argparse.Namespace) -> int:
-    from ..adjudicate.sample import SAMPLE_ELECTION, build_sample_store
+    from .review_sample import SAMPLE_ELECTION, build_sample_store
 
     election = Path(args.election) if args.election else SAMPLE_ELECTION
     if not election.is_file():

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def register(subparsers) -> None:

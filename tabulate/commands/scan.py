@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import UsageError
 from ..election import VOTE_TYPES, Election, ElectionError, load_election
 from ..store import Store, StoreError, open_store
+from .errors import UsageError
 
 
 def register(subparsers) -> None:

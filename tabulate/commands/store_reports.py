@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import UsageError
+from .errors import UsageError
 
 
 def _store_arguments(p: argparse.ArgumentParser, *, out_required: bool = False) -> None:

@@ -6,9 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from ..cli import UsageError
 from ..election import Election, load_election
 from ..rules import BallotVotes, MarksError, apply_rules, cite, parse_marks, votes_to_dict
+from .errors import UsageError
 
 
 def register(subparsers) -> None:

@@ -3,10 +3,11 @@
 ``read_sheet(election, sources)`` reads one sheet (front and back) and never
 raises on bad input: a page that cannot be read comes back with a
 ``reason_code`` (one of `REASON_CODES`) and a ``reason``. ``sheet_marks``
-turns a sheet that was read into the `tabulate.rules.types.BallotMarks` the
+turns a sheet that was read into the `tabulate.core.BallotMarks` the
 rules read. See docs/detect.md.
 """
 
+from .decode import check_size, decode_page, headers
 from .errors import REASON_CODES, ReadError
 from .read import pair_pages, read_image, read_page, read_pages, read_sheet, sheet_marks
 from .reading import PageReading, SheetReading, TargetReading
@@ -14,5 +15,5 @@ from .settings import DEFAULT_SETTINGS, ReadSettings
 
 __all__ = [
     "DEFAULT_SETTINGS", "PageReading", "REASON_CODES", "ReadError", "ReadSettings", "SheetReading",
-    "TargetReading", "pair_pages", "read_image", "read_page", "read_pages", "read_sheet", "sheet_marks",
+    "TargetReading", "check_size", "decode_page", "headers", "pair_pages", "read_image", "read_page", "read_pages", "read_sheet", "sheet_marks",
 ]

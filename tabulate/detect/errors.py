@@ -7,6 +7,8 @@ reader turns it into a rejected `PageReading` / `SheetReading` that carries
 
 from __future__ import annotations
 
+from ..core.errors import TabulateError
+
 #: Every code a rejected page or sheet can carry, with what it means.
 REASON_CODES: dict[str, str] = {
     "unreadable_file": "the file could not be opened or read",
@@ -37,8 +39,10 @@ REASON_CODES: dict[str, str] = {
 }
 
 
-class ReadError(Exception):
+class ReadError(TabulateError):
     """A page or sheet cannot be read; ``code`` is one of `REASON_CODES`."""
+
+    code = "read"
 
     def __init__(self, code: str, reason: str):
         if code not in REASON_CODES:

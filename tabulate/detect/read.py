@@ -12,8 +12,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..core.marks import BallotMarks, OptionMark
 from ..election.model import PAPER_SIZES_IN, Election
-from ..rules.types import BallotMarks, OptionMark
 from .decode import check_size, decode_page, headers, read_source
 from .errors import ReadError
 from .identify import check_style_code, code_crop, read_style_code
@@ -177,7 +177,7 @@ def _page_targets(election: Election, style_id: str, page: int) -> int:
 
 
 def sheet_marks(reading: SheetReading, *, settings: ReadSettings = DEFAULT_SETTINGS) -> BallotMarks:
-    """The marks the rules read (`tabulate.rules.types.BallotMarks`) from a sheet that was read.
+    """The marks the rules read (`tabulate.core.BallotMarks`) from a sheet that was read.
 
     Raises
     ------

@@ -133,7 +133,7 @@ def _candidate(stat, edges: tuple[bool, bool, bool, bool], shape, side_range) ->
     side = bh if cut_x else bw if cut_y else math.sqrt(area)
     if not cut_x and not cut_y and max(bw, bh) > 1.35 * min(bw, bh):
         return None
-    if area < 0.7 * bw * bh or (cut_x or cut_y) and min(bw, bh) < 0.4 * side:
+    if area < 0.7 * bw * bh or ((cut_x or cut_y) and min(bw, bh) < 0.4 * side):
         return None  # not solid, or too little of it left to place it
     lo, hi = side_range
     if not lo * 0.7 <= side <= hi * 1.3:
@@ -180,10 +180,10 @@ def _find_mark(window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bo
     top, left, bottom, right = by + r0, bx + c0, by + r0 + hgt - 1, bx + c0 + wid - 1
     wh, ww = window.shape
     cut = True
-    if left == 0 and edges[0] or right == ww - 1 and edges[2]:  # cut left/right: side from the height
+    if (left == 0 and edges[0]) or (right == ww - 1 and edges[2]):  # cut left/right: side from the height
         col = right + 0.5 - hgt / 2 if left == 0 else left - 0.5 + hgt / 2
         side = hgt
-    elif top == 0 and edges[1] or bottom == wh - 1 and edges[3]:
+    elif (top == 0 and edges[1]) or (bottom == wh - 1 and edges[3]):
         row = bottom + 0.5 - wid / 2 if top == 0 else top - 0.5 + wid / 2
         side = wid
     else:

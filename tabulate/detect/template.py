@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..ballots.render import render_page
 from ..election.layout import ARROW_HALF_IN, OUTLINE_IN, PageLayout, TargetLayout, layout_style
 from ..election.model import Election
+from ..election.render import render_page
 from ..kernels import TargetPoints
 
 #: The interior is the target inset by the outline and this margin (blur, ±1 px registration).

@@ -60,7 +60,7 @@ class Rect:
     def center(self) -> tuple[float, float]:
         return (self.x + self.w / 2, self.y + self.h / 2)
 
-    def inset(self, d: float) -> "Rect":
+    def inset(self, d: float) -> Rect:
         return Rect(self.x + d, self.y + d, self.w - 2 * d, self.h - 2 * d)
 
     def as_tuple(self) -> tuple[float, float, float, float]:
@@ -113,7 +113,7 @@ class StyleCode:
         return "|".join((STYLE_CODE_PREFIX, self.hash_prefix, self.style_id, self.precinct_id, str(self.page)))
 
     @classmethod
-    def decode(cls, text: str) -> "StyleCode":
+    def decode(cls, text: str) -> StyleCode:
         """Parse a style code; raise ValueError with a plain reason if it is not one of ours."""
         parts = text.split("|")
         if len(parts) != 5 or parts[0] != STYLE_CODE_PREFIX:

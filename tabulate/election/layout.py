@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
+from ..core.errors import TabulateError
 from .geometry import (
     CORNER_WINDOW_IN,
     STYLE_CODE_QUIET_IN,
@@ -24,12 +25,14 @@ from .geometry import (
     registration_marks,
     style_code_rect,
 )
-from .model import PAPER_SIZES_IN, Contest, Election
+from .model import PAPER_SIZES_IN, Contest, ContestOption, Election
 from .text import fit, wrap
 
 
-class LayoutError(ValueError):
+class LayoutError(TabulateError, ValueError):
     """A ballot style that cannot be laid out on one sheet."""
+
+    code = "layout"
 
 
 # -- sizes (inches) and type (points) -------------------------------------------------
@@ -158,9 +161,9 @@ def _vote_for_text(contest: Contest) -> str:
     return f"Vote for not more than {contest.vote_for}"
 
 
-def _contest_rows(election: Election, contest: Contest) -> list[tuple[str, object, float]]:
+def _contest_rows(election: Election, contest: Contest) -> list[tuple[str, ContestOption, float]]:
     """(kind, option, height) for each option row of a contest."""
-    rows = []
+    rows: list[tuple[str, ContestOption, float]] = []
     for opt in contest.options:
         if opt.kind == "write_in":
             rows.append(("write_in", opt, WRITE_IN_ROW_IN))
@@ -233,7 +236,7 @@ def _place_contest(election: Election, contest: Contest, col: _Column) -> None:
             marking = Rect(area_x, y + 0.02, right - area_x, h - 0.04)
             col.targets.append(TargetLayout(contest.id, opt.id, "write_in", shape, bounds, marking, write_area))
         else:
-            abbr = party_abbr.get(opt.party, "") if opt.kind in ("candidate",) else ""
+            abbr = party_abbr.get(opt.party or "", "") if opt.kind in ("candidate",) else ""
             abbr_w = 0.42 if abbr else 0.0
             col.texts.append(TextItem(name_x, y + 0.085, fit(opt.label, NAME_PT, right - name_x - abbr_w), NAME_PT, bold=True))
             if opt.running_mate:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import jsonschema
 
+from ..core.errors import TabulateError
 from .model import (
     DEFAULT_ADJUDICATION_REASONS,
     Adjudication,
@@ -41,8 +42,10 @@ class Problem:
         return f"{self.path}: {self.reason}"
 
 
-class ElectionError(ValueError):
+class ElectionError(TabulateError, ValueError):
     """An election definition that cannot be used; ``problems`` lists every reason."""
+
+    code = "election"
 
     def __init__(self, source: str, problems: list[Problem]):
         self.source = source
@@ -57,7 +60,7 @@ def election_schema() -> dict:
     return json.loads(text)
 
 
-def _json_path(parts) -> str:
+def _json_path(parts: Iterable[Any]) -> str:
     out = "$"
     for p in parts:
         out += f"[{p}]" if isinstance(p, int) else f".{p}"

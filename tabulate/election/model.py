@@ -7,9 +7,12 @@ types; nothing downstream reads ``election.json`` itself.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Literal
+
+# Re-exported: older code imports these from here.
+from ..core.canonical import canonical_json as canonical_json
+from ..core.vote_types import VOTE_TYPES as VOTE_TYPES
 
 ElectionType = Literal["general", "primary", "special"]
 TargetShape = Literal["oval", "box", "arrow"]
@@ -34,15 +37,6 @@ DEFAULT_ADJUDICATION_REASONS: tuple[str, ...] = tuple(r for r in ADJUDICATION_RE
 #: Id of the pseudo-contest that holds the straight-party targets.
 STRAIGHT_PARTY_CONTEST_ID = "straight-party"
 
-#: Vote types a Kentucky county reports separately (31 KAR 2:010 Section 1(11),
-#: 4:031) plus provisional ballots once approved (6:020).
-VOTE_TYPES: tuple[str, ...] = (
-    "mail_in_absentee",
-    "excused_in_person_absentee",
-    "no_excuse_in_person_absentee",
-    "election_day",
-    "provisional",
-)
 
 
 @dataclass(frozen=True)
@@ -232,11 +226,6 @@ class Election:
     def hash_prefix(self) -> str:
         """The first 12 hex digits of the hash, printed in every style code."""
         return self.hash[:12]
-
-
-def canonical_json(document: dict) -> bytes:
-    """The canonical byte form of an election document (sorted keys, no spaces, UTF-8)."""
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def election_hash(document: dict) -> str:

@@ -17,7 +17,7 @@ _MEASURE_SCALE = 10  # measure at 10x so rounding in the font engine stays below
 
 
 @lru_cache(maxsize=64)
-def font(size_px: int) -> ImageFont.FreeTypeFont:
+def font(size_px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size_px)
 
 

@@ -14,7 +14,7 @@ from .points import FEATURES, F, TargetPoints, offsets_by_distance
 
 __all__ = ["F", "FEATURES", "TargetPoints", "offsets_by_distance", "score_targets"]
 
-assert N_FEATURES == len(FEATURES)
+assert len(FEATURES) == N_FEATURES
 
 
 def score_targets(image: np.ndarray, affine: np.ndarray, points: TargetPoints, *, paper: float, ink: float,

@@ -10,7 +10,6 @@ oracle twin is `tabulate.kernels.reference.score_targets`.
 
 from __future__ import annotations
 
-
 import numpy as np
 from numba import njit
 

@@ -183,7 +183,7 @@ class _Sheet:
 
     def _selection(self, c: Contest, oid: str, *, allocable: bool, generated: bool = False,
                    status: tuple[str, ...] = (), sel_status: tuple[str, ...] = (),
-                   write_in: str | None | bool = False, credited_to: str | None = None) -> dict:
+                   write_in: str | bool | None = False, credited_to: str | None = None) -> dict:
         m = self.mark(c.id, oid)
         pos = {"@type": _T + "SelectionPosition", "Position": self.position[(c.id, oid)],
                "HasIndication": _INDICATION[m.scan], "NumberVotes": 1, "IsAllocable": "yes" if allocable else "no"}

@@ -30,7 +30,7 @@ import io
 from typing import Iterable
 
 from .. import __version__
-from ..rules.vocabulary import ballot_reference
+from ..core.vocabulary import ballot_reference
 from ..election.model import Contest, Election
 from .records import VOTE_TYPE_LABELS, BallotRecord, ReportError
 from .results import display_name, option_party

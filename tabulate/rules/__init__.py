@@ -6,10 +6,11 @@ per contest; ``resolve_write_in`` proposes whose vote a written name is;
 docs/marks.md. The rules read no images.
 """
 
+from ..core.votes import votes_to_dict
 from ._apply import MarksError, apply_rules
 from ._clauses import CLAUSE_TEXT, cite
 from ._clauses import STRAIGHT_PARTY as STRAIGHT_PARTY_CLAUSE
-from ._marks_io import marks_to_dict, parse_marks, votes_to_dict
+from ._marks_io import marks_to_dict, parse_marks
 from ._write_in import WriteInDecision, resolve_write_in
 from .types import (
     MARK_CLASSES,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from ..core.errors import TabulateError
 from ..election import STRAIGHT_PARTY_CONTEST_ID, Election
 from ._contest import decide_contest, read_contest
 from ._straight_party import apply_straight_party, straight_party_choice
 from .types import AdjudicationReason, BallotMarks, BallotVotes, ContestVotes
 
 
-class MarksError(ValueError):
+class MarksError(TabulateError, ValueError):
     """Marks that do not fit the election (an unknown style, contest or option); ``problems`` lists each."""
+
+    code = "marks"
 
     def __init__(self, source: str, problems: list):
         self.source = source

@@ -6,6 +6,8 @@ these keys, so a report can print the words of the law beside a vote.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 OVERVOTE = "31 KAR 6:030 §1(6)"
 WRITE_IN_VOTE = "31 KAR 6:030 §1(9)"
 SCANNER_VOTE = "31 KAR 6:030 §2(1)(a)"
@@ -79,7 +81,7 @@ CLAUSE_TEXT: dict[str, str] = {
 }
 
 
-def cite(clauses) -> str:
+def cite(clauses: Iterable[str]) -> str:
     """Clauses as one citation, the regulation named once: "31 KAR 6:030 §5(1), §5(2); 31 KAR 5:011 §2"."""
     groups: dict[str, list[str]] = {}
     for clause in clauses:

@@ -12,7 +12,7 @@ from typing import Mapping
 
 from ..election import Contest, ContestOption
 from . import _clauses as K
-from .types import AdjudicationReason, ContestVotes, OptionMark
+from .types import AdjudicationReason, ContestStatus, ContestVotes, OptionMark
 
 UNMARKED = OptionMark()
 
@@ -124,7 +124,7 @@ def _option_reasons(contest: Contest, option: ContestOption, mark: OptionMark, i
     return out
 
 
-def contest_status(selections: tuple[str, ...], vote_for: int, pending: bool) -> str:
+def contest_status(selections: tuple[str, ...], vote_for: int, pending: bool) -> ContestStatus:
     """``write_in_pending`` while a counted write-in awaits a person; else blank, undervote or valid."""
     if pending:
         return "write_in_pending"
@@ -151,7 +151,7 @@ def overvote(own: OwnSelections) -> tuple[ContestVotes, AdjudicationReason]:
     count the write-in), which undoes the overvote.
     """
     contest = own.contest
-    cited = (K.OVERVOTE,)
+    cited: tuple[str, ...] = (K.OVERVOTE,)
     named = [v for v in own.votes if v not in own.write_ins]
     if own.write_ins and named:
         cited += (K.CANDIDATE_PLUS_WRITE_IN,)
@@ -175,7 +175,7 @@ def own_votes(own: OwnSelections, clauses: tuple[str, ...] = ()) -> ContestVotes
     """
     contest = own.contest
     named = len(own.votes) > len(own.write_ins)
-    cited = (K.SCANNER_VOTE,) if named or not own.votes else ()
+    cited: tuple[str, ...] = (K.SCANNER_VOTE,) if named or not own.votes else ()
     if own.write_ins:
         cited += (K.SCANNER_WRITE_IN,) + ((K.FWAB,) if own.fwab else ())
     status = contest_status(own.votes, contest.vote_for, bool(own.write_ins))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 from ..election import Election, Problem
 from ._apply import MarksError
-from .types import MARK_CLASSES, BallotMarks, BallotVotes, OptionMark
+from .types import MARK_CLASSES, BallotMarks, MarkClass, OptionMark
 
 _BALLOT_KEYS = {"id", "style", "precinct", "fwab", "marks"}
 _MARK_KEYS = {"scan", "hand", "write_in_ink", "score"}
@@ -75,13 +74,13 @@ def _ballot(election: Election, b: Any, at: str, problems: list[Problem]) -> Bal
         problems.append(Problem(f"{at}.style", f"no ballot style {style_id!r} in the election (styles: {known})"))
     precinct = b.get("precinct")
     if precinct is not None and contests is not None:
-        if precinct not in election.style(style_id).precincts:
+        if isinstance(style_id, str) and precinct not in election.style(style_id).precincts:
             problems.append(Problem(f"{at}.precinct", f"precinct {precinct!r} does not vote ballot style {style_id!r}"))
     marks = b.get("marks", {})
     if not isinstance(marks, dict):
         problems.append(Problem(f"{at}.marks", "must be an object of contest id -> {option id: mark}"))
         marks = {}
-    parsed = {}
+    parsed: dict[str, dict[str, OptionMark]] = {}
     for cid, options in marks.items():
         cat = f"{at}.marks.{cid}"
         contest = contests.get(cid) if contests is not None else None
@@ -104,7 +103,8 @@ def _ballot(election: Election, b: Any, at: str, problems: list[Problem]) -> Bal
                 parsed[cid][oid] = mark
     if len(problems) > before:
         return None
-    return BallotMarks(ballot_id, style_id, parsed, precinct_id=precinct, fwab=fwab)
+    # No problems: both ids were checked to be strings above.
+    return BallotMarks(cast(str, ballot_id), cast(str, style_id), parsed, precinct_id=precinct, fwab=fwab)
 
 
 def _mark(value: Any, at: str, problems: list[Problem], *, write_in: bool) -> OptionMark | None:
@@ -113,7 +113,7 @@ def _mark(value: Any, at: str, problems: list[Problem], *, write_in: bool) -> Op
         if value not in MARK_CLASSES:
             problems.append(Problem(at, f"{value!r} is not a mark class ({classes})"))
             return None
-        return OptionMark(scan=value)
+        return OptionMark(scan=cast(MarkClass, value))
     if not isinstance(value, dict):
         problems.append(Problem(at, f"a mark is a class ({classes}) or an object with scan, hand, write_in_ink, score"))
         return None
@@ -165,11 +165,3 @@ def marks_to_dict(marks: BallotMarks) -> dict:
     return out
 
 
-def votes_to_dict(votes: BallotVotes) -> dict:
-    """A ballot's votes as plain JSON-ready data (tuples become lists)."""
-    out = asdict(votes)
-    for c in out["contests"]:
-        c["selections"] = list(c["selections"])
-        c["clauses"] = list(c["clauses"])
-    out["reasons"] = [dict(r) for r in out["reasons"]]
-    return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from ..election import STRAIGHT_PARTY_CONTEST_ID, Election
 from . import _clauses as K
@@ -87,7 +87,7 @@ def apply_straight_party(own: OwnSelections, party: str) -> tuple[ContestVotes, 
     return votes, list(_note_reasons(own, party_candidates))
 
 
-def _note_reasons(own: OwnSelections, party_candidates: tuple[str, ...]):
+def _note_reasons(own: OwnSelections, party_candidates: tuple[str, ...]) -> Iterator[AdjudicationReason]:
     """The contest's reasons, each told what straight party changes for it."""
     names = {c.id: c.name for c in own.contest.candidates}
     fallback = ", ".join(names[c] for c in party_candidates) or "no one (the party has no candidate here)"

@@ -10,7 +10,7 @@ says ``person_must_decide`` and names the candidates in question.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Callable, Iterator, Literal
 
 from ..election import Contest, Election
 from . import _clauses as K
@@ -181,7 +181,7 @@ def _surname_hits(surname: str, pool: list[_Filed]) -> tuple[dict[str, list[tupl
     return {}, False
 
 
-def _readings(written: str):
+def _readings(written: str) -> Iterator[PersonName]:
     """Ways to read a name as given names and a surname, the usual one first."""
     person = split_name(written)
     if len(person.surname) < 2:
@@ -194,6 +194,10 @@ def _readings(written: str):
     if len(words) > 1 and len(words[0]) > 1:
         # "Foster Jenna": the surname written first, without a comma.
         yield PersonName(tuple(words[1:]), words[0])
+
+
+#: Filed candidates whose names a written name matched: candidate id -> (entry, form index) pairs.
+_Hits = dict[str, list[tuple["_Filed", int]]]
 
 
 def _by_surname(written: str, pool: list[_Filed], contest: Contest, fwab: bool) -> WriteInDecision | None:
@@ -227,7 +231,7 @@ def _by_surname(written: str, pool: list[_Filed], contest: Contest, fwab: bool) 
     return _with_other_names(person, hits, fuzzy, contest, fwab)
 
 
-def _surname_only(person: PersonName, hits, fuzzy: bool, contest: Contest, fwab: bool) -> WriteInDecision:
+def _surname_only(person: PersonName, hits: _Hits, fuzzy: bool, contest: Contest, fwab: bool) -> WriteInDecision:
     ids = tuple(hits)
     if len(ids) > 1:
         return _decision("not_counted", (K.SURNAME,) + ((K.MISSPELLING,) if fuzzy else ()),
@@ -264,7 +268,7 @@ def _given_fit(written: tuple[str, ...], filed: tuple[str, ...]) -> int:
     return 2 if fits(False) else 1 if fits(True) else 0
 
 
-def _with_other_names(person: PersonName, hits, fuzzy: bool, contest: Contest, fwab: bool) -> WriteInDecision:
+def _with_other_names(person: PersonName, hits: _Hits, fuzzy: bool, contest: Contest, fwab: bool) -> WriteInDecision:
     """Given names beside a filed surname.
 
     Section 4(9): "If the voter writes in any other name along with the surname
@@ -297,18 +301,18 @@ def _with_other_names(person: PersonName, hits, fuzzy: bool, contest: Contest, f
     if fwab:
         return _fwab_other_names(person, hits)
     ids = tuple(hits)
-    entries = list(dict.fromkeys(e for es in hits.values() for e, _ in es))
-    if all(e.on_ballot for e in entries):
+    filed_entries = list(dict.fromkeys(entry for es in hits.values() for entry, _ in es))
+    if all(e.on_ballot for e in filed_entries):
         return _decision("not_counted", (K.ALREADY_ON_BALLOT, K.OTHER_NAME),
                          "the surname is that of a candidate already on the ballot for this office (§4(2))",
                          candidates=ids)
-    filed = "; ".join(f"{e.name}: " + ", ".join(repr(f.full) for f in e.forms) for e in entries if not e.on_ballot)
+    filed = "; ".join(f"{e.name}: " + ", ".join(repr(f.full) for f in e.forms) for e in filed_entries if not e.on_ballot)
     return _decision("not_counted", (K.OTHER_NAME,),
                      f"the other name written with the surname is not among the filed variations ({filed}) (§4(9))",
                      candidates=ids)
 
 
-def _fwab_other_names(person: PersonName, hits) -> WriteInDecision:
+def _fwab_other_names(person: PersonName, hits: _Hits) -> WriteInDecision:
     """On an FWAB, Section 4(9) is suspended (31 KAR 5:011 Section 2): other names need not be filed.
 
     The surname then decides as Section 4(5) says. Where the given name looks
@@ -356,7 +360,7 @@ def _given_only(written: str, pool: list[_Filed]) -> WriteInDecision | None:
         return None
     w = words[0]
 
-    def who(test) -> tuple[str, ...]:
+    def who(test: Callable[[_Filed], bool]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(e.candidate_id for e in pool if test(e)))
 
     first = who(lambda e: w in e.forms[0].given)

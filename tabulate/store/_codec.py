@@ -1,44 +1,13 @@
-"""Plain-dict forms of the rules' types for JSON columns (the store's I/O boundary), and timestamps."""
+"""The store's JSON columns and timestamps; the converters themselves live in `tabulate.core`."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 
-from ..rules.types import ContestVotes
+from ..core.canonical import canonical_text as dumps
+from ..core.votes import contest_votes_from_dict, contest_votes_to_dict
 
-
-#: One encoder for every column: building one per call was a third of the store's time per sheet.
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def dumps(value) -> str:
-    """Compact, deterministic JSON."""
-    return _ENCODER.encode(value)
-
-
-def contest_votes_to_dict(v: ContestVotes) -> dict:
-    return {
-        "contest_id": v.contest_id,
-        "status": v.status,
-        "selections": list(v.selections),
-        "overvotes": v.overvotes,
-        "undervotes": v.undervotes,
-        "from_straight_party": v.from_straight_party,
-        "clauses": list(v.clauses),
-    }
-
-
-def contest_votes_from_dict(d: dict) -> ContestVotes:
-    return ContestVotes(
-        contest_id=d["contest_id"],
-        status=d["status"],
-        selections=tuple(d.get("selections", ())),
-        overvotes=int(d.get("overvotes", 0)),
-        undervotes=int(d.get("undervotes", 0)),
-        from_straight_party=bool(d.get("from_straight_party", False)),
-        clauses=tuple(d.get("clauses", ())),
-    )
+__all__ = ["contest_votes_from_dict", "contest_votes_to_dict", "dumps", "now_utc"]
 
 
 def now_utc() -> str:

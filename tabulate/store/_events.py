@@ -9,22 +9,21 @@ then finds the first entry that no longer matches.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from typing import Iterator, Mapping
 
+from ..core.chain import GENESIS, link_hash
 from ._codec import dumps, now_utc
 from .base import Event, StoreError
 
-GENESIS = "0" * 64
 _COLUMNS = "seq, at, kind, actor, batch_id, sheet_id, data, prev_hash, hash"
 
 
 def event_hash(prev_hash: str, seq: int, at: str, kind: str, actor, batch_id, sheet_id, data: str) -> str:
-    body = dumps({"seq": seq, "at": at, "kind": kind, "actor": actor, "batch_id": batch_id,
-                  "sheet_id": sheet_id, "data": json.loads(data)})
-    return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
+    """The entry's hash: the previous hash followed by its canonical content (`tabulate.core.link_hash`)."""
+    return link_hash(prev_hash, {"seq": seq, "at": at, "kind": kind, "actor": actor, "batch_id": batch_id,
+                                 "sheet_id": sheet_id, "data": json.loads(data)})
 
 
 def append_event(db: sqlite3.Connection, kind: str, *, actor: str | None = None, batch_id: int | None = None,

@@ -20,34 +20,40 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Literal, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
+from ..core.errors import TabulateError
+
+# Re-exported: older code imports these from here.
+from ..core.sheets import LIVE_STATUSES as LIVE_STATUSES
+from ..core.sheets import SHEET_STATUSES as SHEET_STATUSES
+from ..core.sheets import SheetReason as SheetReason
+from ..core.sheets import SheetStatus as SheetStatus
+from ..core.vocabulary import ballot_reference
+from ..core.votes import BallotVotes, ContestVotes
 from ..election import Election
-from ..rules.types import BallotVotes, ContestVotes
-from ..rules.vocabulary import ballot_reference
-
-SheetStatus = Literal["counted", "needs_review", "rejected", "duplicate"]
-#: Every status a recorded sheet can have; the first three come from reading it,
-#: ``duplicate`` only from the store.
-SHEET_STATUSES: tuple[str, ...] = ("counted", "needs_review", "rejected", "duplicate")
-#: Statuses whose votes can reach the results; a sheet repeating one of these is a duplicate.
-LIVE_STATUSES: tuple[str, ...] = ("counted", "needs_review")
 
 #: Reason codes the store gives a duplicate.
 DUPLICATE_SHEET = "duplicate_sheet"
 PAGE_ALREADY_SCANNED = "page_already_scanned"
 
 
-class StoreError(Exception):
+class StoreError(TabulateError):
     """The store cannot be opened or used (missing, not a store, newer schema, unwritable)."""
+
+    code = "store"
 
 
 class ElectionMismatchError(StoreError):
     """The store already holds a different election; one store holds one election."""
 
+    code = "store_election_mismatch"
+
 
 class BatchMismatchError(StoreError):
     """A batch name already used with a different vote type or precinct."""
+
+    code = "store_batch_mismatch"
 
 
 @dataclass(frozen=True)
@@ -73,16 +79,6 @@ def sheet_identity(page_digests: Iterable[str]) -> str:
     for d in sorted(page_digests):
         h.update(bytes.fromhex(d))
     return h.hexdigest()
-
-
-@dataclass(frozen=True)
-class SheetReason:
-    """Why a sheet was set aside or needs a person: a machine code and a sentence."""
-
-    code: str
-    detail: str = ""
-    contest_id: str | None = None
-    option_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -194,7 +190,7 @@ class StoredSheet:
 
     @property
     def label(self) -> str:
-        """Where a person finds the paper: ``<batch> · <position>`` (`tabulate.rules.vocabulary`)."""
+        """Where a person finds the paper: ``<batch> · <position>`` (`tabulate.core.vocabulary`)."""
         return ballot_reference(self.batch.name, self.position)
 
 

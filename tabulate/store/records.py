@@ -1,4 +1,4 @@
-"""The store's sheets as the reports read them: `tabulate.report.records.BallotRecord`.
+"""The store's sheets as the reports read them: `tabulate.core.BallotRecord`.
 
 Only *live* sheets (counted, or needing review) become records: a rejected
 sheet has no votes and a duplicate is by definition already in the count.
@@ -11,8 +11,9 @@ import json
 from pathlib import PurePath
 from typing import Iterator
 
-from ..report.records import BallotRecord
-from ..rules.types import BallotMarks, BallotVotes, OptionMark
+from ..core.marks import BallotMarks, OptionMark
+from ..core.records import BallotRecord
+from ..core.votes import BallotVotes
 from .base import LIVE_STATUSES, Store, StoredSheet
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
 
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
-from markupsafe import Markup
 from starlette.templating import Jinja2Templates
 
 from .. import panels, schema

@@ -7,9 +7,9 @@ import io
 
 from starlette.responses import RedirectResponse, Response
 
+from ...core.vocabulary import ballot_reference
 from .. import auditlog, decisions, queue
 from ..entries import DecisionError
-from ...rules.vocabulary import ballot_reference
 from ..explain import contest_outcome
 from ..records import votes_from_dict
 from .context import Ctx, endpoint, forbidden

@@ -1,0 +1,32 @@
+"""The one place for hash chains: every entry's SHA-256 covers the one before it.
+
+Two logs use a chain today and their shapes differ, kept as they are so that
+existing stores still verify:
+
+* the store's event log hashes the previous hash followed by the entry's
+  canonical JSON (`link_hash`);
+* the adjudication audit log hashes the canonical JSON of the entry with the
+  previous hash inside it, under ``prev`` (`body_hash`).
+
+Either way, changing, removing or reordering an entry breaks the chain there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping
+
+from .canonical import canonical_json, canonical_text
+
+#: The ``prev`` of the first entry of a chain.
+GENESIS = "0" * 64
+
+
+def link_hash(prev_hash: str, content: Mapping[str, Any]) -> str:
+    """SHA-256 hex of ``prev_hash`` followed by the canonical JSON of ``content`` (the event-log shape)."""
+    return hashlib.sha256((prev_hash + canonical_text(content)).encode("utf-8")).hexdigest()
+
+
+def body_hash(content: Mapping[str, Any]) -> str:
+    """SHA-256 hex of the canonical JSON of ``content``, which holds the previous hash (the audit-log shape)."""
+    return hashlib.sha256(canonical_json(content)).hexdigest()

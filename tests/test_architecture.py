@@ -1,0 +1,88 @@
+"""The layers are enforced: the import contracts pass, and an import against the flow fails them.
+
+The contracts live in pyproject.toml (``[tool.importlinter]``); docs/architecture.md
+draws them. These tests run `lint-imports` on the real tree, and on a copy of it with
+one deliberately wrong import added.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
+
+pytestmark = pytest.mark.skipif(LINT_IMPORTS is None, reason="import-linter is not installed (pip install -e '.[dev]')")
+
+
+def _lint_imports(root: Path) -> subprocess.CompletedProcess:
+    # The package under test must be the one in `root`, not the installed one.
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([LINT_IMPORTS, "--no-cache", "--config", str(root / "pyproject.toml")],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _copy_tree(dest: Path) -> None:
+    shutil.copytree(ROOT / "tabulate", dest / "tabulate",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "static", "templates"))
+    shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")
+
+
+def test_the_import_contracts_hold():
+    result = _lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize("module, line, contract", [
+    # detection reaching for the simulator (the shortcut issue 15 removed)
+    ("detect/template.py", "from ..ballots import simulate", "Detection and templates never load"),
+    # the store importing the reports, against the flow
+    ("store/records.py", "from ..report import tally", "Data flows one way"),
+    # the rules looking at images
+    ("rules/_apply.py", "from ..kernels import points", "The rules read no images"),
+    # the kernels importing anything of ours
+    ("kernels/points.py", "from ..core import canonical", "The kernels import nothing of ours"),
+])
+def test_a_deliberately_wrong_import_breaks_a_contract(tmp_path, module, line, contract):
+    _copy_tree(tmp_path)
+    target = tmp_path / "tabulate" / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n{line}  # deliberately wrong\n", encoding="utf-8")
+    result = _lint_imports(tmp_path)
+    assert result.returncode != 0, result.stdout
+    assert contract in result.stdout
+    assert "BROKEN" in result.stdout
+
+
+def test_importing_detection_loads_nothing_from_the_simulator():
+    """Issue 15: ``import tabulate.detect`` must not load any `tabulate.ballots` module."""
+    code = "import sys, tabulate.detect; print(sorted(m for m in sys.modules if m.startswith('tabulate.ballots')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_picture_in_docs_architecture_is_the_layers_contract():
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = doc.split("<!-- layers -->", 1)[1].split("```", 2)[1]
+    assert block.strip().splitlines() == contract["layers"]
+
+
+def test_every_package_is_in_a_layer_and_in_the_readme_map():
+    packages = sorted(p.name for p in (ROOT / "tabulate").iterdir() if (p / "__init__.py").exists())
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")
+    layered = {name.strip().strip("()").removeprefix("tabulate.") for layer in contract["layers"]
+               for name in layer.replace(":", "|").split("|")}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert [p for p in packages if p not in layered] == []
+    assert [p for p in packages if f"`tabulate/{p}/`" not in readme] == []
