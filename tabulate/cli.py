@@ -29,6 +29,8 @@ COMMAND_MODULES = (
     "store_reports",
     "explain",
     "review",
+    "verify",
+    "signing",
 )
 
 

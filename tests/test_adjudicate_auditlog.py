@@ -1,4 +1,4 @@
-"""The audit log: append-only, hash-chained, and `verify` names the first entry that was tampered with."""
+"""Adjudication's entries in the one journal: append-only, hash-chained, `verify` names the first tampered entry."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from tabulate.adjudicate import auditlog, schema
 from tabulate.cli import main
+from tabulate.store import journal
 
 
 @pytest.fixture
@@ -24,8 +25,8 @@ def log_db(tmp_path):
 def _tamper(db, *statements):
     """Edit the log as an attacker with the file would: drop the triggers first."""
     raw = sqlite3.connect(db)
-    raw.execute("DROP TRIGGER adj_log_no_update")
-    raw.execute("DROP TRIGGER adj_log_no_delete")
+    raw.execute("DROP TRIGGER journal_no_update")
+    raw.execute("DROP TRIGGER journal_no_delete")
     for sql, args in statements:
         raw.execute(sql, args)
     raw.commit()
@@ -45,47 +46,48 @@ def test_each_hash_covers_the_entry_and_the_previous_hash(log_db):
     assert entries[0].prev_hash == auditlog.GENESIS
     for before, after in zip(entries, entries[1:]):
         assert after.prev_hash == before.hash
-        assert after.hash == auditlog.entry_hash(after.seq, after.ts, after.actor, after.action, after.sheet_id,
-                                                 after.detail, after.prev_hash)
+        assert after.hash == journal.entry_hash(after.seq, after.ts, after.action, after.actor, after.sheet_id,
+                                                after.detail, after.facts, after.prev_hash)
 
 
 def test_the_database_refuses_to_update_or_delete_log_entries(log_db):
     _, conn = log_db
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        conn.execute("UPDATE adj_log SET actor = 'mallory' WHERE seq = 2")
+        conn.execute("UPDATE journal SET actor = 'mallory' WHERE seq = 2")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        conn.execute("DELETE FROM adj_log WHERE seq = 2")
+        conn.execute("DELETE FROM journal WHERE seq = 2")
 
 
 def test_an_altered_entry_is_named(log_db):
     db, conn = log_db
-    _tamper(db, ("UPDATE adj_log SET detail = ? WHERE seq = 3", ('{"n":30,"why":"test ✓"}',)))
+    _tamper(db, ("UPDATE journal SET data = ? WHERE seq = 3", ('{"n":30,"why":"test ✓"}',)))
     check = auditlog.verify(conn)
     assert not check.ok and check.first_bad_seq == 3 and "altered" in check.problem
 
 
 def test_an_altered_and_rehashed_entry_is_named_by_the_broken_link_after_it(log_db):
     db, conn = log_db
-    row = conn.execute("SELECT * FROM adj_log WHERE seq = 4").fetchone()
-    forged = auditlog.entry_hash(4, row["ts"], "mallory", row["action"], row["sheet_id"], {"n": 4, "why": "test ✓"},
-                                 row["prev_hash"])
-    _tamper(db, ("UPDATE adj_log SET actor = 'mallory', hash = ? WHERE seq = 4", (forged,)))
+    row = conn.execute("SELECT * FROM journal WHERE seq = 4").fetchone()
+    forged = journal.entry_hash(4, row["at"], row["kind"], "mallory", row["sheet"], {"n": 4, "why": "test ✓"}, {},
+                                row["prev_hash"])
+    _tamper(db, ("UPDATE journal SET actor = 'mallory', hash = ? WHERE seq = 4", (forged,)))
     check = auditlog.verify(conn)
     assert not check.ok and check.first_bad_seq == 4 and "re-hashed" in check.problem
 
 
 def test_a_removed_entry_is_named(log_db):
     db, conn = log_db
-    _tamper(db, ("DELETE FROM adj_log WHERE seq = 2", ()))
+    _tamper(db, ("DELETE FROM journal WHERE seq = 2", ()))
     check = auditlog.verify(conn)
     assert not check.ok and check.first_bad_seq == 2 and "missing" in check.problem
 
 
 def test_reordered_entries_are_found(log_db):
     db, conn = log_db
-    a = conn.execute("SELECT ts, actor, action, sheet_id, detail, prev_hash, hash FROM adj_log WHERE seq = 3").fetchone()
-    b = conn.execute("SELECT ts, actor, action, sheet_id, detail, prev_hash, hash FROM adj_log WHERE seq = 4").fetchone()
-    sql = "UPDATE adj_log SET ts = ?, actor = ?, action = ?, sheet_id = ?, detail = ?, prev_hash = ?, hash = ? WHERE seq = ?"
+    cols = "at, actor, kind, sheet, data, facts, prev_hash, hash"
+    a = conn.execute(f"SELECT {cols} FROM journal WHERE seq = 3").fetchone()
+    b = conn.execute(f"SELECT {cols} FROM journal WHERE seq = 4").fetchone()
+    sql = "UPDATE journal SET at = ?, actor = ?, kind = ?, sheet = ?, data = ?, facts = ?, prev_hash = ?, hash = ? WHERE seq = ?"
     _tamper(db, (sql, (*tuple(b), 3)), (sql, (*tuple(a), 4)))
     check = auditlog.verify(conn)
     assert not check.ok and check.first_bad_seq == 3
@@ -95,7 +97,7 @@ def test_log_verify_command_passes_an_intact_log_and_names_a_tampered_entry(log_
     db, _ = log_db
     assert main(["log", "verify", "--db", str(db)]) == 0
     assert "6 entries" in capsys.readouterr().out
-    _tamper(db, ("UPDATE adj_log SET action = 'nothing' WHERE seq = 5", ()))
+    _tamper(db, ("UPDATE journal SET kind = 'nothing' WHERE seq = 5", ()))
     assert main(["log", "verify", "--db", str(db)]) == 1
     err = capsys.readouterr().err
     assert "TAMPERED" in err and "first bad entry: 5" in err

@@ -59,12 +59,14 @@ def test_users_list_and_unlock(sample_db, monkeypatch, capsys):
     from tabulate.adjudicate import schema, users
 
     conn = schema.connect(sample_db)
-    for _ in range(users.MAX_FAILURES):
+    for _ in range(users.FREE_FAILURES + 1):
         with pytest.raises(users.LoginFailed):
             users.authenticate(conn, "alice", "wrong wrong wrong")
+    with pytest.raises(users.LoginFailed, match="too many failed sign-ins from this address"):
+        users.authenticate(conn, "alice", "a long enough password")
     capsys.readouterr()
     assert main(["users", "list", "--db", str(sample_db)]) == 0
-    assert "alice\treviewer\tREP\tlocked" in capsys.readouterr().out
-    assert main(["users", "unlock", "alice", "--db", str(sample_db)]) == 0
+    assert "alice\treviewer\tREP\tactive" in capsys.readouterr().out  # the account itself is never locked
+    assert main(["users", "unlock", "alice", "--db", str(sample_db)]) == 0  # lifts the waits
     assert users.authenticate(conn, "alice", "a long enough password").name == "alice"
     conn.close()

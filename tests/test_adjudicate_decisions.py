@@ -56,7 +56,8 @@ def test_a_team_that_agrees_decides_the_ballot_and_the_store_gets_the_votes(env)
     assert [c for c in d.after["contests"] if c["contest_id"] == "us-senate"][0]["selections"] == ["sen-brennan"]
     assert d.why["note"] == "alice (REP): light pencil fill; bob (DEM): light pencil fill" and d.why["reasons"][0]["code"] == "marginal_mark"
     logged = [e.action for e in auditlog.entries(env.conn, sheet_id=MARGINAL)]
-    assert logged == ["entry", "entry", "decision"]
+    # One journal: the store's own entry for the votes it was given follows the decision.
+    assert logged == ["entry", "entry", "decision", "votes_modified"]
 
 
 def test_a_team_that_disagrees_sends_the_ballot_to_the_board_which_decides_by_majority(env):
@@ -202,3 +203,36 @@ def test_a_damaged_ballot_is_entered_by_hand_with_both_reviewers_agreeing(env):
     hand = records[env.store.sheet(int(DAMAGED)).ballot_id]
     assert hand.status == "counted" and hand.modified.contest("president").selections == ("pres-okafor",)
     assert hand.precinct_id == "A101" and all(not c.selections for c in hand.interpreted.contests)
+
+
+def test_disabling_board_members_does_not_let_one_member_decide_alone(env):
+    """31 KAR 4:220 Section 9(12)(a): "by majority vote of the county board of elections". Issue 10: an admin
+    disabled members until one board member decided a disputed ballot alone ("majority of enabled accounts")."""
+    from tabulate.adjudicate import users
+
+    t = team(env, "alice", "bob")
+    vote = machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")])
+    _both(env, t, MARGINAL, vote, machine_entry(env, MARGINAL))
+    b = board(env)
+    queue.lease(env.conn, MARGINAL, b, env.users["board1"].id)
+    for name in ("board2", "board3"):
+        users.set_disabled(env.conn, name, True, actor="admin")
+    assert decisions.record_entry(env.conn, env.source, board(env), env.users["board1"], vote).status != DECIDED
+    assert decisions.decisions(env.conn, sheet_id=MARGINAL) == []
+    assert board(env).needed == 2  # a majority of the three members, enabled or not
+
+
+def test_the_quorum_is_a_majority_of_the_board_fixed_in_the_election(env):
+    from tabulate.adjudicate.panels import board_quorum
+    from tabulate.election import parse_election
+    from tabulate.election.load import load_election
+
+    assert board_quorum(env.conn, 5) == 3 and board_quorum(env.conn, 4) == 3 and board_quorum(env.conn) == 2
+    import json
+
+    from tabulate.adjudicate.sample import SAMPLE_ELECTION
+
+    doc = json.loads(SAMPLE_ELECTION.read_text())
+    assert load_election(SAMPLE_ELECTION).adjudication.board_members is None
+    doc["adjudication"] = {"decided_by": "board", "board_members": 5}
+    assert parse_election(doc, "test").adjudication.board_members == 5

@@ -143,5 +143,5 @@ def test_the_results_command_counts_the_decisions_and_logs_the_export(env, capsy
     assert after == _json.loads(_json.dumps(expected)) and after != before
     out = tmp_path / "cvr.json"
     assert main(["cvr", "--db", str(env.db), "--out", str(out)]) == 0
-    exports = env.conn.execute("SELECT actor, detail FROM adj_log WHERE action = 'export'").fetchall()
-    assert len(exports) == 1 and '"cvr"' in exports[0]["detail"] and exports[0]["actor"].startswith("cli:")
+    exports = env.conn.execute("SELECT actor, data FROM journal WHERE kind = 'export'").fetchall()
+    assert len(exports) == 1 and '"cvr"' in exports[0]["data"] and exports[0]["actor"].startswith("cli:")

@@ -1,4 +1,4 @@
-"""Accounts, passwords, lockout, sessions and teams of two reviewers of differing parties (31 KAR 4:220 §7(1))."""
+"""Accounts, passwords, throttling, sessions and teams of two reviewers of differing parties (31 KAR 4:220 §7(1))."""
 
 from __future__ import annotations
 
@@ -50,16 +50,26 @@ def test_a_wrong_password_or_name_fails_and_is_logged(conn):
     assert _actions(conn).count("login_failed") == 2
 
 
-def test_repeated_failures_lock_the_account_even_against_the_right_password(conn):
+def test_repeated_failures_throttle_the_address_not_the_account(conn):
+    """Issue 10: five wrong passwords used to lock the real user out for 15 minutes, from anywhere."""
     users.add_user(conn, "alice", "reviewer", "0123456789ab", party="REP")
-    for _ in range(users.MAX_FAILURES):
-        with pytest.raises(LoginFailed):
-            users.authenticate(conn, "alice", "guess guess guess")
-    with pytest.raises(LoginFailed, match="locked"):
-        users.authenticate(conn, "alice", "0123456789ab")
-    assert "lockout" in _actions(conn)
-    users.unlock(conn, "alice", actor="admin")
-    assert users.authenticate(conn, "alice", "0123456789ab").name == "alice"
+    now = [1000.0]
+    for _ in range(users.FREE_FAILURES + 1):
+        with pytest.raises(LoginFailed, match="wrong name or password"):
+            users.authenticate(conn, "alice", "guess guess guess", where="10.6.6.6", clock=lambda: now[0])
+    with pytest.raises(LoginFailed, match="too many failed sign-ins from this address"):
+        users.authenticate(conn, "alice", "0123456789ab", where="10.6.6.6", clock=lambda: now[0])
+    # The real user, at her own desk, is not locked out.
+    assert users.authenticate(conn, "alice", "0123456789ab", where="10.0.0.7", clock=lambda: now[0]).name == "alice"
+    assert "throttled" in _actions(conn) and "lockout" not in _actions(conn)
+    now[0] += users.delay_after(users.FREE_FAILURES + 1)  # the wait is over; the next delay would be longer
+    assert users.authenticate(conn, "alice", "0123456789ab", where="10.6.6.6", clock=lambda: now[0]).name == "alice"
+
+
+def test_the_delays_grow_and_are_capped():
+    delays = [users.delay_after(n) for n in range(1, 30)]
+    assert delays[:users.FREE_FAILURES] == [0.0] * users.FREE_FAILURES and delays[users.FREE_FAILURES] > 0
+    assert all(b >= a for a, b in zip(delays, delays[1:])) and max(delays) == users.MAX_DELAY_S
 
 
 def test_a_session_token_is_random_and_only_its_hash_is_stored(conn):

@@ -227,21 +227,21 @@ def test_the_readers_evidence_is_kept_for_every_read_sheet(store):
     assert store.evidence(rec.sheet_id) == {"score": 0.5}
 
 
-def test_the_event_log_refuses_edits_and_deletions(store):
+def test_the_journal_refuses_edits_and_deletions(store):
     store.log("note", data={"text": "hello"})
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        store._db.execute("UPDATE events SET kind = 'other'")
+        store._db.execute("UPDATE journal SET kind = 'other'")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        store._db.execute("DELETE FROM events")
+        store._db.execute("DELETE FROM journal")
 
 
-def test_the_event_log_hash_chain_detects_an_edit(store):
+def test_the_journal_hash_chain_detects_an_edit(store):
     store.open_batch("A", "election_day", operator="kim")
     store.log("note", data={"text": "hello"})
     assert store.verify_events() == 3  # election bound, batch opened, note
-    store._db.execute("DROP TRIGGER events_no_update")  # what someone editing the file could do
-    store._db.execute("UPDATE events SET actor = 'mallory' WHERE kind = 'batch_opened'")
-    with pytest.raises(StoreError, match="broken at entry 2"):
+    store._db.execute("DROP TRIGGER journal_no_update")  # what someone editing the file could do
+    store._db.execute("UPDATE journal SET actor = 'mallory' WHERE kind = 'batch_opened'")
+    with pytest.raises(StoreError, match=r"entry 2 \(batch_opened\) does not match its hash"):
         store.verify_events()
 
 

@@ -7,8 +7,9 @@ Who decides is the election's setting ``adjudication.decided_by``:
   screen). Equal entries decide the ballot; different entries send it to the
   county board. A team "must agree" (31 KAR 4:220 §7(1) pairs them for that).
 - ``"board"``: each board member records an entry; the first entry that a
-  majority of the enabled board accounts share decides (4:220 §9(12)(a): "by
-  majority vote of the county board of elections").
+  majority of the county board shares decides (4:220 §9(12)(a): "by majority
+  vote of the county board of elections"). The board's size is fixed in the
+  election (``adjudication.board_members``), not the accounts enabled now.
 
 A decision keeps who, when, the machine's reading before, the votes after,
 and why (the reasons, the clauses, the note). It is written to the store's
@@ -29,9 +30,10 @@ from typing import Any, Mapping
 from ..rules import votes_to_dict
 from . import auditlog
 from .entries import MAX_NOTE_CHARS, DecidedVotes, DecisionError, Entry, decided_votes
-from .panels import BOARD, Panel
+from .panels import BOARD, Panel, board_quorum
 from .queue import LeaseLost
 from .schema import transaction
+from .sealing import seal_decision
 from .source import Applied, ReviewSheet, SourceError, StoreSource
 from .users import User
 
@@ -165,7 +167,9 @@ def _resolve(conn, source, sheet: ReviewSheet, panel: Panel, entry: Entry, decid
             "entries": {names[r["user_id"]]: json.loads(r["payload"]) for r in rows}})
         return RecordResult(ESCALATED, entries=len(rows), needed=len(panel.members),
                             message="The two entries differ: the ballot goes to the county board.")
-    needed = len(panel.members) // 2 + 1
+    # The quorum is the board's as configured, read now: disabling members while a ballot is
+    # in progress does not lower it (31 KAR 4:220 Section 9(12)(a), see `board_quorum`).
+    needed = board_quorum(conn, source.election().adjudication.board_members)
     by_digest: dict[str, list[sqlite3.Row]] = {}
     for r in rows:
         by_digest.setdefault(r["digest"], []).append(r)
@@ -174,12 +178,12 @@ def _resolve(conn, source, sheet: ReviewSheet, panel: Panel, entry: Entry, decid
         if best[0]["digest"] != entry.digest():
             decided = decided_votes(source.election(), sheet, Entry.from_json(json.loads(best[0]["payload"])))
         return _finalize(conn, sheet, panel, decided, _supporters(best, names), "board")
-    if len(rows) == len(panel.members):
+    if len(rows) >= len(panel.members):
         return RecordResult(NO_MAJORITY, entries=len(rows), needed=needed,
                             message="Every board member has entered and no entry has a majority: "
                                     "discuss, and change entries until a majority agrees.")
     return RecordResult(WAITING, entries=len(rows), needed=needed,
-                        message=f"Recorded. {needed} of {len(panel.members)} board members must agree.")
+                        message=f"Recorded. {needed} board members must agree (a majority of the county board).")
 
 
 def _supporters(rows: list[sqlite3.Row], names: Mapping[int, str]) -> list[tuple[str, Entry]]:
@@ -215,7 +219,7 @@ def _finalize(conn, sheet: ReviewSheet, panel: Panel, decided: DecidedVotes, sup
     auditlog.append(conn, " & ".join(members), "decision", sheet_id=entry.sheet_id, detail={
         "decision": cur.lastrowid, "ballot": sheet.ballot_id, "round": entry.round, "panel": panel.key,
         "decided_by": decided_by, "members": members, "before": before, "after": after,
-        "write_ins": write_ins, "why": why})
+        "write_ins": write_ins, "why": why}, facts=seal_decision(conn, cur.lastrowid))
     return RecordResult(DECIDED, cur.lastrowid, message="Decided: " + " & ".join(members) + " agree.")
 
 
@@ -271,7 +275,8 @@ def reopen(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, user: U
                      "lease_user = NULL, lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
                      (auditlog._now(), sheet_id))
         auditlog.append(conn, user.name, "reopen", sheet_id=sheet_id, detail={
-            "round": rnd, "new_round": rnd + 1, "decision": dec[0] if dec else None, "reason": reason[:1000]})
+            "round": rnd, "new_round": rnd + 1, "decision": dec[0] if dec else None, "reason": reason[:1000]},
+            facts=seal_decision(conn, dec[0]) if dec else None)
     source.unapply(sheet_id, actor=user.name, note=f"reopened: {reason[:200]}")
     return rnd + 1
 

@@ -24,6 +24,7 @@ import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ..core.errors import TabulateError
 from ..core.vocabulary import ballot_reference, parse_reference, reason_words
 from ..election import STRAIGHT_PARTY_CONTEST_ID
 from ..report import ARLO_CONTAINERS
@@ -36,8 +37,10 @@ from .records import adjudicated_counts, current_decisions, votes_from_dict
 from .source import ReviewSheet, StoreSource
 
 
-class BallotNotFound(LookupError):
+class BallotNotFound(TabulateError, LookupError):
     """No sheet, or more than one, answers to what the user typed."""
+
+    code = "ballot_not_found"
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..core.errors import TabulateError
 from . import auditlog
+from .names import party_key
 from .schema import transaction
 from .sessions import Session, set_partner
 from .users import LoginFailed, User, authenticate, board_members, get_user
@@ -47,6 +48,15 @@ class Panel:
     key: str
     kind: str  # "team" | "board"
     members: tuple[User, ...]
+    #: Entries that must agree: both of a team; for the board, a majority of the board as
+    #: configured (`board_quorum`), never of the accounts enabled at the moment.
+    quorum: int | None = None
+
+    @property
+    def needed(self) -> int:
+        if self.quorum is not None:
+            return self.quorum
+        return len(self.members) if self.kind != BOARD else len(self.members) // 2 + 1
 
     @property
     def label(self) -> str:
@@ -69,7 +79,8 @@ class Team:
 
 
 def _same_party(a: User, b: User) -> bool:
-    return (a.party or "").strip().casefold() == (b.party or "").strip().casefold()
+    # Compared as `party_key`s: a zero-width space or full-width letters do not make another party.
+    return party_key(a.party or "") == party_key(b.party or "")
 
 
 def check_pair(a: User, b: User) -> None:
@@ -142,11 +153,17 @@ def join_at_screen(conn: sqlite3.Connection, session: Session, partner_name: str
     Raises
     ------
     LoginFailed
-        The partner's name or password is wrong (counted toward their lockout).
+        The partner's name or password is wrong (counted toward this address's throttle).
     TeamError
         The two may not form a team.
     """
     partner = authenticate(conn, partner_name, partner_password, where=where)
+    try:
+        check_pair(session.user, partner)
+    except TeamError as e:
+        auditlog.append(conn, session.user.name, "team_join_refused", detail={"partner": partner.name,
+                                                                           "why": str(e), "from": where})
+        raise
     auditlog.append(conn, partner.name, "login", detail={"from": where, "as": "partner at shared screen"})
     team = _form(conn, session.user, partner, "one screen: partner signed in")
     set_partner(conn, session, partner)
@@ -168,10 +185,24 @@ def leave(conn: sqlite3.Connection, user: User) -> Team | None:
     return team
 
 
-def panel_for(conn: sqlite3.Connection, user: User) -> Panel | None:
+def board_quorum(conn: sqlite3.Connection, board_members: int | None = None) -> int:
+    """How many board members must agree: a majority of the county board as configured.
+
+    31 KAR 4:220 Section 9(12)(a): "Each adjudicated ballot, shall, by majority
+    vote of the county board of elections, result in a vote ...". The board is
+    its members, fixed in the election (``adjudication.board_members``); without
+    that setting, every board account ever created, enabled or not. Issue 10:
+    counting only the *enabled* accounts let an administrator disable members
+    until one board member decided a disputed ballot alone.
+    """
+    size = board_members or conn.execute("SELECT COUNT(*) FROM adj_users WHERE role = 'board'").fetchone()[0]
+    return max(1, size) // 2 + 1
+
+
+def panel_for(conn: sqlite3.Connection, user: User, *, board_size: int | None = None) -> Panel | None:
     """The panel ``user`` decides in: the board for a board member, their team for a reviewer."""
     if user.role == "board" and not user.disabled:
-        return Panel(BOARD, BOARD, tuple(board_members(conn)))
+        return board_panel(conn, board_size=board_size)
     if user.role == "reviewer":
         team = team_of(conn, user)
         if team is not None:
@@ -179,9 +210,10 @@ def panel_for(conn: sqlite3.Connection, user: User) -> Panel | None:
     return None
 
 
-def board_panel(conn: sqlite3.Connection) -> Panel:
-    return Panel(BOARD, BOARD, tuple(board_members(conn)))
+def board_panel(conn: sqlite3.Connection, *, board_size: int | None = None) -> Panel:
+    """The board's enabled members, who may enter, and its fixed quorum (`board_quorum`)."""
+    return Panel(BOARD, BOARD, tuple(board_members(conn)), board_quorum(conn, board_size))
 
 
-__all__ = ["BOARD", "LoginFailed", "Panel", "Team", "TeamError", "accept", "board_panel", "check_pair",
+__all__ = ["BOARD", "LoginFailed", "Panel", "Team", "TeamError", "accept", "board_panel", "board_quorum", "check_pair",
            "invitations_for", "invite", "join_at_screen", "leave", "panel_for", "team_of"]

@@ -23,22 +23,45 @@ from pathlib import PurePath
 from typing import Iterator, Sequence
 
 from ..core import LIVE_STATUSES, BallotRecord, BallotVotes, ContestVotes, votes_from_dict
+from ..core.errors import TabulateError
 from ..store.base import BatchCounts
 from ..store.records import marks_from_json, to_record
 
 
+class DecisionRowError(TabulateError, ValueError):
+    """A decision row the reports cannot read (only a row edited outside tabulate is like this)."""
+
+    code = "decision_row"
+
+
 def current_decisions(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
-    """Each decided ballot's current decision, by sheet id (none in a store nobody has reviewed)."""
+    """Each decided ballot's current decision, by sheet id (none in a store nobody has reviewed).
+
+    A decision is current until it is reopened. Only the decision rows are
+    read -- each is sealed in the journal (`tabulate.adjudicate.sealing`) --
+    not the queue's working state, which no result may depend on.
+    """
     if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'adj_decisions'").fetchone() is None:
         return {}
     conn.row_factory = sqlite3.Row
-    rows = conn.execute("SELECT d.* FROM adj_decisions d JOIN adj_ballots b ON b.sheet_id = d.sheet_id "
-                        "WHERE d.reopened_at IS NULL AND b.state = 'decided' AND d.round = b.round")
+    rows = conn.execute("SELECT * FROM adj_decisions WHERE reopened_at IS NULL ORDER BY round, id")
     return {r["sheet_id"]: r for r in rows}
 
 
+def _after(row: sqlite3.Row) -> BallotVotes:
+    try:
+        return votes_from_dict(json.loads(row["after_votes"]))
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        raise DecisionRowError(f"decision {row['id']} (sheet {row['sheet_id']}) cannot be read: "
+                               f"{type(e).__name__} {e}") from None
+
+
 def _write_ins(row: sqlite3.Row) -> dict[tuple[str, str], str | None]:
-    return {tuple(k.split("/", 1)): v for k, v in json.loads(row["write_ins"]).items()}
+    try:
+        return {tuple(k.split("/", 1)): v for k, v in json.loads(row["write_ins"]).items()}
+    except (TypeError, ValueError, AttributeError) as e:
+        raise DecisionRowError(f"decision {row['id']} (sheet {row['sheet_id']}) has unreadable write-ins: "
+                               f"{e}") from None
 
 
 def _blank_like(votes: BallotVotes, election) -> BallotVotes:
@@ -62,7 +85,7 @@ def adjudicated_records(store, conn: sqlite3.Connection) -> Iterator[BallotRecor
         if row is None:
             yield record
             continue
-        votes = votes_from_dict(json.loads(row["after_votes"]))
+        votes = _after(row)
         yield BallotRecord(
             ballot_id=record.ballot_id, batch=record.batch, position=record.position, vote_type=record.vote_type,
             precinct_id=record.precinct_id, style_id=record.style_id, marks=record.marks,
@@ -70,8 +93,12 @@ def adjudicated_records(store, conn: sqlite3.Connection) -> Iterator[BallotRecor
             status="counted", tabulator=record.tabulator)
     election = store.election()
     for sheet_id, row in decided.items():  # entered by hand: the store has no live record for them
-        sheet = store.sheet(int(sheet_id))
-        votes = votes_from_dict(json.loads(row["after_votes"]))
+        try:
+            sheet = store.sheet(int(sheet_id))
+        except (KeyError, ValueError):
+            raise DecisionRowError(f"decision {row['id']} names sheet {sheet_id!r}, which the store does not "
+                                   "hold") from None
+        votes = _after(row)
         yield BallotRecord(
             ballot_id=sheet.ballot_id, batch=sheet.batch.name, position=sheet.position,
             vote_type=sheet.batch.vote_type, precinct_id=votes.precinct_id or "", style_id=votes.style_id,

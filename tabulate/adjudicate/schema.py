@@ -5,9 +5,9 @@ idempotent: it runs at every start and only ever adds. The store's tables are
 never touched here; adjudication reads and writes them through the store's
 interface (`tabulate.adjudicate.source`).
 
-The audit log table refuses UPDATE and DELETE by trigger. A trigger is no
-defence against someone who edits the file directly (they can drop it too);
-the hash chain (`tabulate.adjudicate.auditlog`) is what detects that.
+Adjudication's log is the store's one journal (`tabulate.store.journal`):
+`migrate` makes sure its table exists. Files from before the journal keep
+their old ``adj_log`` table as read-only history.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..core.errors import TabulateError
+from ..store import journal
 
 SCHEMA_VERSION = 1
 
@@ -38,6 +39,12 @@ CREATE TABLE IF NOT EXISTS adj_users (
     disabled      INTEGER NOT NULL DEFAULT 0,
     failed_logins INTEGER NOT NULL DEFAULT 0,
     locked_until  REAL
+);
+CREATE TABLE IF NOT EXISTS adj_throttle (
+    address      TEXT PRIMARY KEY,
+    failures     INTEGER NOT NULL,
+    next_allowed REAL NOT NULL,
+    last_at      REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS adj_sessions (
     token_hash TEXT PRIMARY KEY,
@@ -117,20 +124,6 @@ CREATE TABLE IF NOT EXISTS adj_decisions (
     reopen_reason TEXT,
     UNIQUE (sheet_id, round)
 );
-CREATE TABLE IF NOT EXISTS adj_log (
-    seq       INTEGER PRIMARY KEY,
-    ts        TEXT NOT NULL,
-    actor     TEXT NOT NULL,
-    action    TEXT NOT NULL,
-    sheet_id  TEXT,
-    detail    TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash      TEXT NOT NULL
-);
-CREATE TRIGGER IF NOT EXISTS adj_log_no_update BEFORE UPDATE ON adj_log
-BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS adj_log_no_delete BEFORE DELETE ON adj_log
-BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 """
 
 
@@ -180,6 +173,7 @@ def migrate(conn: sqlite3.Connection) -> None:
     if row is not None and int(row[0]) > SCHEMA_VERSION:
         raise SchemaError(f"the adjudication tables are version {row[0]}; this program knows "
                           f"version {SCHEMA_VERSION}: upgrade ballot-tabulate")
+    journal.ensure_table(conn)
     # executescript commits any open transaction first, so the script carries its own.
     try:
         conn.executescript("BEGIN IMMEDIATE;" + _TABLES

@@ -13,25 +13,39 @@ Roles (what each may do is in `PERMISSIONS`):
 
 Passwords are hashed with argon2id (argon2-cffi's defaults: 64 MiB, 3 passes),
 a memory-hard function, so a stolen database does not yield passwords cheaply.
-After `MAX_FAILURES` failed logins in a row an account is locked for
-`LOCKOUT_S` seconds; every failure and lockout is in the audit log.
+Failed sign-ins are throttled per client address with growing delays
+(`delay_after`), never by locking the account (which let anyone who could
+reach the port lock every account); at most `HASH_SLOTS` passwords are hashed
+at once. Every failure and throttle is in the journal.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
+import unicodedata
 from dataclasses import dataclass
+from typing import Sequence
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from ..core.errors import TabulateError
 from . import auditlog
+from .names import NameRefused, election_party, normal_name, party_key, skeleton
 from .schema import ROLES, transaction
 
-MAX_FAILURES = 5
-LOCKOUT_S = 15 * 60
+#: Failed sign-ins from one address before any delay; then `BASE_DELAY_S`, doubling, up to `MAX_DELAY_S`.
+FREE_FAILURES = 3
+BASE_DELAY_S = 2.0
+MAX_DELAY_S = 15 * 60
+#: An address's failures are forgotten after this long without one.
+THROTTLE_WINDOW_S = 60 * 60
+#: Password hashes computed at once (argon2id takes 64 MiB each: 60 parallel logins took 1.7 GB).
+HASH_SLOTS = 2
+#: How long a sign-in waits for a hashing slot before the server says it is busy.
+HASH_WAIT_S = 30.0
 MIN_PASSWORD_CHARS = 10
 
 #: What each role may do. The web app checks these, never the role names.
@@ -46,6 +60,42 @@ PERMISSIONS: dict[str, frozenset[str]] = {
 #: about 0.4 s per hash on a 2-core machine, paid once per login.
 _hasher = PasswordHasher()
 _dummy: dict[str, str] = {}
+
+
+class HashGauge:
+    """A bounded semaphore for password hashing that also counts, so tests can see how many hashed at once."""
+
+    def __init__(self, slots: int):
+        self._slots = threading.BoundedSemaphore(slots)
+        self._lock = threading.Condition()
+        self.waiting = self.inside = self.high_water = 0
+
+    def acquire(self, timeout: float) -> bool:
+        with self._lock:
+            self.waiting += 1
+            self._lock.notify_all()
+        got = self._slots.acquire(timeout=timeout)
+        with self._lock:
+            self.waiting -= 1
+            if got:
+                self.inside += 1
+                self.high_water = max(self.high_water, self.inside)
+            self._lock.notify_all()
+        return got
+
+    def release(self) -> None:
+        with self._lock:
+            self.inside -= 1
+            self._lock.notify_all()
+        self._slots.release()
+
+    def wait_until(self, predicate, timeout: float = 30.0) -> bool:
+        """Block until ``predicate(gauge)`` holds (a deterministic hook for tests)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: predicate(self), timeout=timeout)
+
+
+HASH_GAUGE = HashGauge(HASH_SLOTS)
 
 
 def _dummy_hash() -> str:
@@ -92,18 +142,28 @@ def _user(row: sqlite3.Row | None) -> User | None:
 
 
 def add_user(conn: sqlite3.Connection, name: str, role: str, password: str, *, party: str | None = None,
-             actor: str = "cli") -> User:
+             actor: str = "cli", parties: Sequence | None = None) -> User:
     """Create an account.
+
+    ``parties`` are the election's parties: given, ``party`` must name one of
+    them and the account keeps its id (`tabulate.adjudicate.names`).
 
     Raises
     ------
     UserError
-        Unknown role, a reviewer without a party, a short password, or a name in use.
+        Unknown role, a reviewer without a party, a party not in the election, a short password, a name
+        outside the safe character set, or a name in use or looking like one in use.
     """
-    name = name.strip()
-    party = party.strip() if party else None
-    if not name or len(name) > 64 or any(c in name for c in "\r\n\t/\\"):
-        raise UserError("a user name must be 1 to 64 characters on one line, without / or \\")
+    try:
+        name = normal_name(name)
+        party = (election_party(party, parties) if parties is not None else party_key(party).upper()) \
+            if party and party.strip() else None
+    except NameRefused as e:
+        raise UserError(str(e)) from None
+    look = skeleton(name)
+    for (other,) in conn.execute("SELECT name FROM adj_users"):
+        if skeleton(other) == look and other.casefold() != name.casefold():
+            raise UserError(f"{name!r} looks like the existing user {other!r}: choose a name no one can confuse")
     if role not in ROLES:
         raise UserError(f"role {role!r} is not one of {', '.join(ROLES)}")
     if role == "reviewer" and not party:
@@ -128,7 +188,8 @@ def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
 
 
 def find_user(conn: sqlite3.Connection, name: str) -> User | None:
-    return _user(conn.execute("SELECT * FROM adj_users WHERE name = ?", (name.strip(),)).fetchone())
+    return _user(conn.execute("SELECT * FROM adj_users WHERE name = ?",
+                              (unicodedata.normalize("NFKC", name).strip(),)).fetchone())
 
 
 def list_users(conn: sqlite3.Connection) -> list[tuple[User, bool]]:
@@ -144,63 +205,108 @@ def board_members(conn: sqlite3.Connection) -> list[User]:
     return [_user(r) for r in rows]
 
 
-def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: str = "") -> User:
-    """Check a name and password; count failures and lock the account after `MAX_FAILURES`.
+def delay_after(failures: int) -> float:
+    """Seconds an address waits after ``failures`` failed sign-ins in a row: none for the first few, then doubling."""
+    if failures <= FREE_FAILURES:
+        return 0.0
+    return min(MAX_DELAY_S, BASE_DELAY_S * 2 ** (failures - FREE_FAILURES - 1))
 
-    The password is verified outside any transaction (argon2 takes tens of
-    milliseconds and would hold the write lock); only the bookkeeping is
-    written in one.
+
+def _reserve(conn: sqlite3.Connection, address: str, now: float) -> int:
+    """Check the address's throttle and count this attempt as a failure, in one transaction.
+
+    Counting *before* the password is checked is what makes the throttle
+    hold under parallel guesses: each guess that gets through has already
+    moved ``next_allowed`` for the next one (issue 10: twenty parallel
+    guesses were all checked because the lock was read outside the
+    transaction). A correct password gives its reservation back.
+    """
+    with transaction(conn):
+        row = conn.execute("SELECT failures, next_allowed, last_at FROM adj_throttle WHERE address = ?",
+                           (address,)).fetchone()
+        failures = 0 if row is None or now - row["last_at"] > THROTTLE_WINDOW_S else row["failures"]
+        if row is not None and failures and now < row["next_allowed"]:
+            raise LoginFailed(f"too many failed sign-ins from this address: try again in "
+                              f"{max(1, round(row['next_allowed'] - now))} s")
+        failures += 1
+        conn.execute("INSERT INTO adj_throttle (address, failures, next_allowed, last_at) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT (address) DO UPDATE SET failures = excluded.failures, "
+                     "next_allowed = excluded.next_allowed, last_at = excluded.last_at",
+                     (address, failures, now + delay_after(failures), now))
+    return failures
+
+
+def _password_matches(stored: str, password: str) -> bool:
+    """argon2 verification, at most `HASH_SLOTS` at once (64 MiB each: a flood must not exhaust memory)."""
+    if not HASH_GAUGE.acquire(timeout=HASH_WAIT_S):
+        raise LoginFailed("the server is busy signing people in: try again in a moment")
+    try:
+        return _hasher.verify(stored, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+    finally:
+        HASH_GAUGE.release()
+
+
+def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: str = "",
+                 clock=time.time) -> User:
+    """Check a name and password; throttle the client address (not the account) after repeated failures.
+
+    Failures are counted per address (`delay_after`), so a stranger who can
+    reach the port cannot lock a real user out, and counted atomically with
+    the check (`_reserve`). Hashing is bounded by a semaphore. The password is
+    verified outside any transaction (argon2 would hold the write lock).
 
     Raises
     ------
     LoginFailed
-        With a message that does not say whether the name exists.
+        With a message that does not say whether the name exists or the password was right,
+        except to someone who gave the right password of a disabled account.
     """
-    row = conn.execute("SELECT * FROM adj_users WHERE name = ?", (name.strip(),)).fetchone()
-    now = time.time()
-    ok = False
-    try:
-        ok = _hasher.verify(row["password_hash"] if row else _dummy_hash(), password) and row is not None
-    except (VerifyMismatchError, VerificationError, InvalidHashError):
-        ok = False
-    if row is None:
-        auditlog.append(conn, name.strip()[:64] or "?", "login_failed", detail={"why": "unknown user", "from": where})
-        raise LoginFailed("wrong name or password")
-    if row["disabled"]:
-        auditlog.append(conn, row["name"], "login_failed", detail={"why": "account disabled", "from": where})
-        raise LoginFailed("this account is disabled; ask an administrator")
-    if row["locked_until"] and row["locked_until"] > now:
-        auditlog.append(conn, row["name"], "login_failed", detail={"why": "account locked", "from": where})
-        minutes = max(1, round((row["locked_until"] - now) / 60))
-        raise LoginFailed(f"too many failed logins: this account is locked for {minutes} more minute(s)")
+    address = where or "local"
+    failures = _reserve(conn, address, clock())
+    row = conn.execute("SELECT * FROM adj_users WHERE name = ?",
+                       (unicodedata.normalize("NFKC", name).strip(),)).fetchone()
+    ok = _password_matches(row["password_hash"] if row else _dummy_hash(), password) and row is not None
     with transaction(conn):
         if not ok:
-            failures = conn.execute("UPDATE adj_users SET failed_logins = failed_logins + 1 WHERE id = ? "
-                                    "RETURNING failed_logins", (row["id"],)).fetchone()[0]
-            auditlog.append(conn, row["name"], "login_failed",
-                            detail={"why": "wrong password", "failures": failures, "from": where})
-            if failures >= MAX_FAILURES:
-                conn.execute("UPDATE adj_users SET locked_until = ?, failed_logins = 0 WHERE id = ?",
-                             (now + LOCKOUT_S, row["id"]))
-                auditlog.append(conn, row["name"], "lockout", detail={"seconds": LOCKOUT_S, "from": where})
+            why = "unknown user" if row is None else "wrong password"
+            auditlog.append(conn, (row["name"] if row else name.strip()[:64]) or "?", "login_failed",
+                            detail={"why": why, "failures": failures, "from": address})
+            if delay_after(failures) > 0:
+                auditlog.append(conn, "system", "throttled",
+                                detail={"from": address, "failures": failures, "seconds": delay_after(failures)})
         else:
-            conn.execute("UPDATE adj_users SET failed_logins = 0, locked_until = NULL WHERE id = ?", (row["id"],))
-            if _hasher.check_needs_rehash(row["password_hash"]):
+            # Give back this attempt's reservation (not the earlier failures: a guesser holding one
+            # valid account must not reset their own throttle by signing in).
+            conn.execute("UPDATE adj_throttle SET failures = max(failures - 1, 0), next_allowed = ? "
+                         "WHERE address = ?", (clock() + delay_after(failures - 1), address))
+            if row["disabled"]:
+                auditlog.append(conn, row["name"], "login_failed", detail={"why": "account disabled",
+                                                                          "from": address})
+            elif _hasher.check_needs_rehash(row["password_hash"]):
                 conn.execute("UPDATE adj_users SET password_hash = ? WHERE id = ?",
                              (_hasher.hash(password), row["id"]))
     if not ok:
         raise LoginFailed("wrong name or password")
+    if row["disabled"]:
+        raise LoginFailed("this account is disabled; ask an administrator")
     return _user(row)
 
 
 def unlock(conn: sqlite3.Connection, name: str, *, actor: str) -> User:
-    """Clear a lockout (an administrator's job)."""
+    """Lift the sign-in waits for a user who is stuck behind them (an administrator's job).
+
+    Accounts are no longer locked; this clears every address's throttle (the
+    user's desk among them) and any lock left by an older tabulate.
+    """
     with transaction(conn):
         row = conn.execute("UPDATE adj_users SET locked_until = NULL, failed_logins = 0 WHERE name = ? "
                            "RETURNING *", (name,)).fetchone()
         if row is None:
             raise UserError(f"no user named {name!r}")
-        auditlog.append(conn, actor, "user_unlocked", detail={"user": row["name"]})
+        conn.execute("DELETE FROM adj_throttle")
+        auditlog.append(conn, actor, "user_unlocked", detail={"user": row["name"], "throttles_cleared": True})
     return _user(row)
 
 

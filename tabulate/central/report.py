@@ -54,7 +54,7 @@ def _totals(counts: Iterable[BatchCounts]) -> tuple[Counter, Counter]:
 
 
 def status_dict(path: str, election: Election | None, counts: list[BatchCounts], events: int | None,
-                chain_error: str | None) -> dict:
+                chain_error: str | None, head: tuple[int, str] | None = None) -> dict:
     """`format_status` as JSON-ready data."""
     status, reasons = _totals(counts)
     return {
@@ -74,11 +74,13 @@ def status_dict(path: str, election: Election | None, counts: list[BatchCounts],
                    "decided": sum(c.decided for c in counts)},
         "reasons_note": SEVERAL_REASONS_NOTE,
         "event_log": {"entries": events, "intact": chain_error is None, "error": chain_error},
+        "journal": {"entries": events, "intact": chain_error is None, "error": chain_error,
+                    "head_entry": head[0] if head else None, "head_hash": head[1] if head else None},
     }
 
 
 def format_status(path: str, election: Election | None, counts: list[BatchCounts], events: int | None,
-                  chain_error: str | None) -> str:
+                  chain_error: str | None, journal_head: tuple[int, str] | None = None) -> str:
     """The store's batches as a table, the review queue and set-aside sheets by reason, the log's state."""
     lines = [f"Store {path}"]
     lines.append(f"  election: {election.title} (hash {election.hash[:12]})" if election else "  election: none yet")
@@ -103,6 +105,9 @@ def format_status(path: str, election: Election | None, counts: list[BatchCounts
         lines.append(f"  by reason, in {SEVERAL_REASONS_NOTE}:")
         lines.append("  review queue: " + (_reasons(reasons, "needs_review") or "empty"))
         lines.append("  set aside:    " + (_reasons(reasons, "rejected") or "none"))
-    lines.append("  event log:    " + (f"{events} entries, hash chain intact" if chain_error is None
+    lines.append("  journal:      " + (f"{events} entries, hash chain intact" if chain_error is None
                                        else f"BROKEN: {chain_error}"))
+    if journal_head is not None:
+        # Published (a notice, the minutes), the head lets `tabulate verify --from-head` catch a truncation later.
+        lines.append(f"  head:         entry {journal_head[0]} {journal_head[1]}  (publish this; `tabulate verify` checks rows)")
     return "\n".join(lines)

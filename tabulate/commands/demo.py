@@ -135,6 +135,7 @@ def run_demo(args: argparse.Namespace) -> int:
     print()
     print("Next")
     print(f"  tabulate status --db {db}")
+    print(f"  tabulate verify --db {db} --images")
     print(f"  tabulate results --db {db} --format csv")
     print(f"  tabulate cvr --db {db} --out cvr.json")
     if flagged:

@@ -50,15 +50,15 @@ def register(subparsers) -> None:
     add = usub.add_parser("add", help="create an account (the password is asked for, or read from stdin)")
     add.add_argument("name", metavar="NAME")
     add.add_argument("--role", required=True, choices=("operator", "reviewer", "board", "admin"))
-    add.add_argument("--party", metavar="P", help="party registration (required for a reviewer: teams pair "
-                                                   "differing parties, 31 KAR 4:220 Section 7(1))")
+    add.add_argument("--party", metavar="P", help="one of the election's parties, by id, abbreviation or name "
+                     "(required for a reviewer: teams pair differing parties, 31 KAR 4:220 Section 7(1))")
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     add.add_argument("--db", required=True, metavar="FILE", help="the store")
     add.set_defaults(func=run_users_add)
     lst = usub.add_parser("list", help="list the accounts")
     lst.add_argument("--db", required=True, metavar="FILE", help="the store")
     lst.set_defaults(func=run_users_list)
-    unlock = usub.add_parser("unlock", help="clear an account's lockout after failed logins")
+    unlock = usub.add_parser("unlock", help="lift the sign-in waits after failed logins (accounts are never locked)")
     unlock.add_argument("name", metavar="NAME")
     unlock.add_argument("--db", required=True, metavar="FILE", help="the store")
     unlock.set_defaults(func=run_users_unlock)
@@ -167,16 +167,38 @@ def _read_password(args: argparse.Namespace) -> str:
     return first
 
 
+def _election_parties(db: str):
+    """The store's election's parties, to choose an account's party from (None before any scan)."""
+    from ..store import StoreError, open_store
+
+    try:
+        store = open_store(db, create=False)
+    except StoreError:
+        return None
+    try:
+        election = store.election()
+    except StoreError:
+        return None
+    finally:
+        store.close()
+    return election.parties if election is not None else None
+
+
 def _check_new_user(conn, args: argparse.Namespace) -> None:
     """What can be checked before anyone types a password (31 KAR 4:220 Section 7(1) for reviewers)."""
+    from ..adjudicate.names import NameRefused, election_party, normal_name
     from ..adjudicate.users import find_user
 
     if args.role == "reviewer" and not (args.party or "").strip():
         raise UsageError("a reviewer needs --party: teams pair reviewers of differing parties "
                          "(31 KAR 4:220 Section 7(1))")
-    name = args.name.strip()
-    if not name or len(name) > 64 or any(c in name for c in "\r\n\t/\\"):
-        raise UsageError("a user name must be 1 to 64 characters on one line, without / or \\")
+    try:
+        name = normal_name(args.name)
+        parties = _election_parties(args.db)
+        if args.party and args.party.strip() and parties is not None:
+            election_party(args.party, parties)
+    except NameRefused as e:
+        raise UsageError(str(e)) from None
     if find_user(conn, name) is not None:
         raise UsageError(f"there is already a user named {name!r}")
 
@@ -193,7 +215,8 @@ def run_users_add(args: argparse.Namespace) -> int:
     _check_new_user(conn, args)
     password = _read_password(args)
     try:
-        user = add_user(conn, args.name, args.role, password, party=args.party, actor="cli")
+        user = add_user(conn, args.name, args.role, password, party=args.party, actor="cli",
+                        parties=_election_parties(args.db))
     except UserError as e:
         raise UsageError(str(e)) from None
     print(f"added {user.role} {user.label}")

@@ -136,10 +136,11 @@ def run_status(args: argparse.Namespace) -> int:
             events, chain = store.verify_events(), None
         except StoreError as e:
             events, chain = None, str(e)
+        head = store.journal_head()
         if args.json:
-            print(json.dumps(status_dict(store.path, election, counts, events, chain), indent=1))
+            print(json.dumps(status_dict(store.path, election, counts, events, chain, head), indent=1))
         else:
-            print(format_status(store.path, election, counts, events, chain))
+            print(format_status(store.path, election, counts, events, chain, head))
     finally:
         store.close()
     return 0 if chain is None else 1

@@ -1,13 +1,19 @@
 """Reports read from the store: ``results``, ``cvr``, ``election-results``, ``unofficial``, ``manifest``.
 
-Each opens an existing store (never creating one), takes the election the
-store holds, and hands the store's ballot records to `tabulate.report`.
+Each opens an existing store (never creating one), verifies it first (the
+fast check of `tabulate verify`: the journal and every sealed row) and
+refuses a store that does not verify in one line, unless ``--unverified``,
+which the report then says on itself. It takes the election the store holds
+and hands the store's ballot records to `tabulate.report`. A report written
+to a file gets a manifest beside it (``<file>.manifest.json``: its SHA-256,
+the store's head, the software version), signed with ``--key``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +22,11 @@ from .errors import UsageError
 
 def _store_arguments(p: argparse.ArgumentParser, *, out_required: bool = False) -> None:
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
+    p.add_argument("--unverified", action="store_true",
+                   help="report even if the store does not verify (the report then says so)")
+    p.add_argument("--key", type=Path, metavar="FILE", default=os.environ.get("TABULATE_SIGNING_KEY") or None,
+                   help="the county's Ed25519 private key (`tabulate keys make`) to sign the export's manifest "
+                        "(default $TABULATE_SIGNING_KEY)")
     if out_required:
         p.add_argument("--out", required=True, type=Path, metavar="FILE", help="file to write")
     else:
@@ -53,12 +64,16 @@ def register(subparsers) -> None:
     m.set_defaults(func=_manifest)
 
 
-def _records(db: str):
-    """The store's election and its ballot records (a list: several reports read them twice)."""
+def _records(args):
+    """Verify the store, then its election and its ballot records (a list: several reports read them twice)."""
     from ..adjudicate import adjudicated_records
+    from ..adjudicate.records import DecisionRowError
     from ..adjudicate.schema import connect
     from ..store import StoreError, open_store
+    from .verify import gate
 
+    db = args.db
+    args.gate = gate(db, unverified=args.unverified)
     try:
         store = open_store(db, create=False)
     except StoreError as e:
@@ -72,15 +87,15 @@ def _records(db: str):
         # become its `modified` snapshot and it counts; with no decisions this
         # is exactly the store's records.
         return election, list(adjudicated_records(store, conn))
-    except StoreError as e:
+    except (StoreError, DecisionRowError) as e:
         raise UsageError(str(e)) from None
     finally:
         conn.close()
         store.close()
 
 
-def _log_export(db: str, what: str, out: Path | None) -> None:
-    """Record an export in the adjudication audit log (31 KAR 4:220 recount trail)."""
+def _log_export(db: str, what: str, out: Path | None, gate=None) -> None:
+    """Record an export in the journal (31 KAR 4:220 recount trail), with the head it was made from."""
     import getpass
 
     from ..adjudicate import auditlog
@@ -89,13 +104,27 @@ def _log_export(db: str, what: str, out: Path | None) -> None:
     conn = connect(db)
     try:
         migrate(conn)
-        auditlog.append(conn, f"cli:{getpass.getuser()}", "export",
-                        detail={"report": what, "to": str(out) if out else "stdout"})
+        detail = {"report": what, "to": str(out) if out else "stdout"}
+        if gate is not None:
+            detail.update(verified=gate.verified, head=gate.head_hash)
+        auditlog.append(conn, f"cli:{getpass.getuser()}", "export", detail=detail)
     finally:
         conn.close()
 
 
-def _write(text: str, out: Path | None) -> None:
+def _marked(text: str, args, fmt: str) -> str:
+    """The report text, saying on itself that it was made from a store that does not verify."""
+    gate = getattr(args, "gate", None)
+    if gate is None or gate.verified:
+        return text
+    if fmt == "json":
+        doc = json.loads(text)
+        doc = {"UNVERIFIED": gate.banner, **doc} if isinstance(doc, dict) else doc
+        return _json(doc)
+    return f"# {gate.banner}\n{text}"
+
+
+def _write(text: str, out: Path | None, args=None, report: str = "") -> None:
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
@@ -104,6 +133,21 @@ def _write(text: str, out: Path | None) -> None:
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
     print(f"wrote {out}", file=sys.stderr)
+    if args is not None and getattr(args, "gate", None) is not None:
+        _sign(out, args, report)
+
+
+def _sign(out: Path, args, report: str) -> None:
+    """Write the export's manifest beside it, signed when a key is given."""
+    from .. import __version__
+    from ..report.manifest import ManifestError, write_manifest
+
+    try:
+        path = write_manifest([out], report=report, head=(args.gate.head_seq, args.gate.head_hash),
+                              verified=args.gate.verified, software=f"tabulate {__version__}", key_path=args.key)
+    except ManifestError as e:
+        raise UsageError(str(e)) from None
+    print(f"wrote {path}" + ("" if args.key else " (unsigned: no --key)"), file=sys.stderr)
 
 
 def _json(doc) -> str:
@@ -123,7 +167,7 @@ def _report(make):
 def _results(args) -> int:
     from ..report import results_csv, results_json, results_table, tally_records
 
-    election, records = _records(args.db)
+    election, records = _records(args)
     if args.precinct is not None and args.precinct not in {p.id for p in election.precincts}:
         raise UsageError(f"no precinct {args.precinct!r} in the store's election")
     tally = _report(lambda: tally_records(election, records))
@@ -133,48 +177,50 @@ def _results(args) -> int:
         text = results_csv(tally)
     else:
         text = results_table(tally, precinct_id=args.precinct)
-    _write(text, args.out)
+    _write(_marked(text, args, args.format), args.out, args, f"results-{args.format}")
     if args.out:
-        _log_export(args.db, f"results-{args.format}", args.out)
+        _log_export(args.db, f"results-{args.format}", args.out, args.gate)
     return 0
 
 
 def _cvr(args) -> int:
     from ..report import cast_vote_record_report, dominion_cvr_csv
 
-    election, records = _records(args.db)
+    election, records = _records(args)
     if args.format == "dominion":
         text = _report(lambda: dominion_cvr_csv(election, records))
     else:
         text = _json(_report(lambda: cast_vote_record_report(election, records)))
-    _write(text, args.out)
-    _log_export(args.db, "cvr", args.out)
+    _write(_marked(text, args, "csv" if args.format == "dominion" else "json"), args.out, args, f"cvr-{args.format}")
+    _log_export(args.db, "cvr", args.out, args.gate)
     return 0
 
 
 def _election_results(args) -> int:
     from ..report import election_results_report, tally_records
 
-    election, records = _records(args.db)
-    _write(_json(_report(lambda: election_results_report(tally_records(election, records)))), args.out)
-    _log_export(args.db, "election-results", args.out)
+    election, records = _records(args)
+    text = _json(_report(lambda: election_results_report(tally_records(election, records))))
+    _write(_marked(text, args, "json"), args.out, args, "election-results")
+    _log_export(args.db, "election-results", args.out, args.gate)
     return 0
 
 
 def _unofficial(args) -> int:
     from ..report import tally_records, unofficial_results, unofficial_results_csv
 
-    election, records = _records(args.db)
+    election, records = _records(args)
     tally = _report(lambda: tally_records(election, records))
-    _write(_json(unofficial_results(tally)) if args.format == "json" else unofficial_results_csv(tally), args.out)
-    _log_export(args.db, "unofficial", args.out)
+    text = _json(unofficial_results(tally)) if args.format == "json" else unofficial_results_csv(tally)
+    _write(_marked(text, args, args.format), args.out, args, f"unofficial-{args.format}")
+    _log_export(args.db, "unofficial", args.out, args.gate)
     return 0
 
 
 def _manifest(args) -> int:
     from ..report import arlo_ballot_manifest_csv
 
-    _election, records = _records(args.db)
-    _write(_report(lambda: arlo_ballot_manifest_csv(records)), args.out)
-    _log_export(args.db, "manifest", args.out)
+    _election, records = _records(args)
+    _write(_marked(_report(lambda: arlo_ballot_manifest_csv(records)), args, "csv"), args.out, args, "manifest")
+    _log_export(args.db, "manifest", args.out, args.gate)
     return 0

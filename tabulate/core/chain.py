@@ -1,12 +1,9 @@
 """The one place for hash chains: every entry's SHA-256 covers the one before it.
 
-Two logs use a chain today and their shapes differ, kept as they are so that
-existing stores still verify:
-
-* the store's event log hashes the previous hash followed by the entry's
-  canonical JSON (`link_hash`);
-* the adjudication audit log hashes the canonical JSON of the entry with the
-  previous hash inside it, under ``prev`` (`body_hash`).
+The store's one journal (`tabulate.store.journal`, written by the store and
+by adjudication) hashes the canonical JSON of the entry with the previous
+hash inside it, under ``prev`` (`body_hash`). `link_hash` is the shape of
+the store's schema-1 event log, kept so that its history can still be read.
 
 Either way, changing, removing or reordering an entry breaks the chain there.
 """

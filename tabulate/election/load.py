@@ -196,7 +196,8 @@ def _build(d: dict, digest: str) -> Election:
                             for s in d["ballot_styles"]),
         straight_party=d["straight_party"], target_shape=d["target_shape"], paper_size=d["paper_size"],
         thresholds=Thresholds(**d["thresholds"]),
-        adjudication=Adjudication(tuple(d["adjudication"]["reasons"]), d["adjudication"]["decided_by"]),
+        adjudication=Adjudication(tuple(d["adjudication"]["reasons"]), d["adjudication"]["decided_by"],
+                                  d["adjudication"].get("board_members")),
         hash=digest,
     )
 

@@ -64,6 +64,8 @@ class Thresholds:
 class Adjudication:
     reasons: tuple[str, ...] = DEFAULT_ADJUDICATION_REASONS
     decided_by: Literal["team", "board"] = "team"
+    #: Members of the county board of elections; its majority decides (31 KAR 4:220 §9(12)(a)).
+    board_members: int | None = None
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ declared candidate's row, so the rows of a contest always add up to its votes.
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Literal
 
 from ..election.model import VOTE_TYPES, Election
+from .csvsafe import writer as csv_writer
 from .records import ABSENTEE_VOTE_TYPES, REPORTED_VOTE_TYPES
 from .results import display_name, election_summary, option_party
 from .tally import ContestCounts, ContestTally, Tally, tally_records
@@ -150,7 +150,7 @@ def unofficial_results(tally: Tally) -> dict:
 
 def _rows_csv(contests: list[dict], vote_columns: list[str], extra: tuple[str, ...] = ()) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(ROW_CSV_COLUMNS + tuple(vote_columns) + extra)
     for c in contests:
         for r in c["rows"]:

@@ -8,10 +8,10 @@ knowing how many vote types or precincts there are.
 
 from __future__ import annotations
 
-import csv
 import io
 
 from ..election.model import VOTE_TYPES, Contest, Election
+from .csvsafe import writer as csv_writer
 from .records import VOTE_TYPE_LABELS
 from .tally import BallotCounts, ContestCounts, Tally
 
@@ -107,7 +107,7 @@ def results_json(tally: Tally) -> dict:
 
 def _csv_text(columns, rows) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(columns)
     w.writerows(rows)
     return out.getvalue()

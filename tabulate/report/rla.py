@@ -25,13 +25,13 @@ any choice, so the file's totals equal ours.
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Iterable
 
 from .. import __version__
 from ..core.vocabulary import ballot_reference
 from ..election.model import Contest, Election
+from .csvsafe import writer as csv_writer
 from .records import VOTE_TYPE_LABELS, BallotRecord, ReportError
 from .results import display_name, option_party
 from .tally import ElectionIndex, check_record
@@ -88,7 +88,7 @@ def arlo_ballot_manifest_csv(records: Iterable[BallotRecord]) -> str:
     for r in _ordered(records):
         counts.setdefault((r.tabulator, r.batch), [ARLO_CONTAINERS[r.vote_type], 0])[1] += 1
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out, lineterminator="\n")
     w.writerow(MANIFEST_COLUMNS)
     for (tab, batch), (container, n) in counts.items():
         w.writerow([container, tab, batch, n])
@@ -154,5 +154,5 @@ def dominion_cvr_csv(election: Election, records: Iterable[BallotRecord]) -> str
         rows.append([number, r.tabulator, r.batch, r.position, ballot_reference(r.batch, r.position),
                      VOTE_TYPE_LABELS[r.vote_type], r.precinct_id, r.style_id] + values)
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
+    csv_writer(out, lineterminator="\n").writerows(rows)
     return out.getvalue()

@@ -117,6 +117,31 @@ BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 """
 
 
+#: Version 2: the one journal (tabulate.store.journal). ``IF NOT EXISTS`` because
+#: adjudication may have created it in a file the store had not yet migrated.
+#: The old ``events`` table stays, read-only history, its head sealed in the
+#: journal's first entry when the store is next opened.
+_V2 = """
+CREATE TABLE IF NOT EXISTS journal (
+    seq       INTEGER PRIMARY KEY,
+    at        TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    actor     TEXT,
+    sheet     TEXT,
+    data      TEXT NOT NULL,
+    facts     TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS journal_sheet ON journal(sheet);
+CREATE INDEX IF NOT EXISTS journal_kind ON journal(kind);
+CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
+BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
+BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+"""
+
+
 def _statements(script: str):
     """Split a script into statements (``executescript`` would commit mid-migration)."""
     buf = ""
@@ -134,8 +159,18 @@ def _v1(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+def _v2(db: sqlite3.Connection) -> None:
+    for statement in _statements(_V2):
+        db.execute(statement)
+
+
+def ensure_journal(db: sqlite3.Connection) -> None:
+    """Create the journal table if missing (for adjudication opening a file on its own)."""
+    _v2(db)
+
+
 #: Ordered migrations; ``MIGRATIONS[n]`` takes schema version n to n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -150,7 +185,7 @@ def schema_version(db: sqlite3.Connection) -> int:
 
 
 def migrate(db: sqlite3.Connection) -> int:
-    """Apply the missing migrations in order; return the resulting version.
+    """Apply the missing migrations in order; return the version the store had before.
 
     Raises
     ------
@@ -177,4 +212,4 @@ def migrate(db: sqlite3.Connection) -> int:
         except BaseException:
             db.execute("ROLLBACK")
             raise
-    return SCHEMA_VERSION
+    return current

@@ -32,6 +32,7 @@ from ..core.sheets import SheetStatus as SheetStatus
 from ..core.vocabulary import ballot_reference
 from ..core.votes import BallotVotes, ContestVotes
 from ..election import Election
+from .journal import ChainCheck, JournalEntry
 
 #: Reason codes the store gives a duplicate.
 DUPLICATE_SHEET = "duplicate_sheet"
@@ -194,23 +195,8 @@ class StoredSheet:
         return ballot_reference(self.batch.name, self.position)
 
 
-@dataclass(frozen=True)
-class Event:
-    """One entry of the append-only event log.
-
-    ``hash`` is SHA-256 over the previous entry's hash and this entry's
-    canonical content, so editing or deleting an entry breaks the chain.
-    """
-
-    seq: int
-    at: str
-    kind: str
-    actor: str | None
-    batch_id: int | None
-    sheet_id: int | None
-    data: Mapping
-    prev_hash: str
-    hash: str
+#: An entry of the store's journal (the name it had as the store's own event log).
+Event = JournalEntry
 
 
 @runtime_checkable
@@ -263,16 +249,28 @@ class Store(Protocol):
                      note: str = "") -> None:
         """Record adjudicated votes for some contests of a sheet and log who did it."""
 
-    # -- the event log -------------------------------------------------------------
+    # -- the journal (tabulate.store.journal, docs/store.md) ----------------------------
     def log(self, kind: str, *, actor: str | None = None, batch_id: int | None = None,
-            sheet_id: int | None = None, data: Mapping | None = None) -> Event:
-        """Append an event."""
+            sheet_id: int | None = None, data: Mapping | None = None) -> JournalEntry:
+        """Append an entry that seals no row (an export, a note)."""
 
-    def events(self) -> Iterator[Event]:
-        """The event log in order."""
+    def journal(self) -> Iterator[JournalEntry]:
+        """The journal in order."""
+
+    def journal_head(self) -> tuple[int, str]:
+        """The last entry's number and hash, to publish: ``(0, GENESIS)`` when empty."""
+
+    def verify_journal(self, *, from_head: str | None = None) -> ChainCheck:
+        """Check the chain (and that it still holds a head published earlier)."""
+
+    def facts(self) -> Iterator[tuple[str, str]]:
+        """Every row the store seals, as ``(fact key, digest)``: the election, batches and sheets."""
+
+    def events(self) -> Iterator[JournalEntry]:
+        """The journal in order (the older name)."""
 
     def verify_events(self) -> int:
-        """Check the hash chain; return the number of events, raise `StoreError` at the first break."""
+        """Check the chain; return the number of entries, raise `StoreError` at the first break."""
 
     def close(self) -> None:
         """Release the store."""

@@ -31,8 +31,9 @@ from ..election.load import normalise
 from ..election.model import canonical_json, election_hash
 from ..rules.types import AdjudicationReason, BallotVotes, ContestVotes
 from . import _schema
+from . import journal as _journal
 from ._codec import contest_votes_from_dict, contest_votes_to_dict, dumps, now_utc
-from ._events import append_event, iter_events, verify_chain
+from ._sqlite_journal import JournalMixin
 from .base import (
     DUPLICATE_SHEET,
     LIVE_STATUSES,
@@ -41,7 +42,6 @@ from .base import (
     BatchCounts,
     BatchMismatchError,
     ElectionMismatchError,
-    Event,
     PageImage,
     Recorded,
     SheetOutcome,
@@ -49,13 +49,14 @@ from .base import (
     StoredSheet,
     StoreError,
 )
+from .facts import election_fact
 
 _LIVE = "('" + "','".join(LIVE_STATUSES) + "')"
 #: Sheets fetched per round trip when streaming `SQLiteStore.sheets`.
 _CHUNK = 500
 
 
-class SQLiteStore:
+class SQLiteStore(JournalMixin):
     """`tabulate.store.Store` over one SQLite file; open it with `open_sqlite`."""
 
     def __init__(self, db: sqlite3.Connection, path: str):
@@ -114,7 +115,8 @@ class SQLiteStore:
             if row is None:
                 db.execute("INSERT INTO election (id, hash, title, definition, bound_at) VALUES (1, ?, ?, ?, ?)",
                            (election.hash, election.title, canonical_json(canonical).decode("utf-8"), now_utc()))
-                self._append_event(db, "election_bound", data={"hash": election.hash, "title": election.title})
+                self._append_event(db, "election_bound", data={"hash": election.hash, "title": election.title},
+                                   facts={"election": _journal.digest(election_fact(election.hash, election.title))})
             elif row[0] != election.hash:
                 raise ElectionMismatchError(
                     f"{self.path} holds the election {row[1]!r} (hash {row[0][:12]}), not {election.title!r} "
@@ -142,13 +144,14 @@ class SQLiteStore:
                         + "; use another batch name or the same settings")
                 # ended_at says the last run went to the end; this one has not yet.
                 db.execute("UPDATE batches SET ended_at = NULL WHERE id = ?", (batch.id,))
-                self._append_event(db, "batch_resumed", actor=operator, batch_id=batch.id)
+                self._append_event(db, "batch_resumed", actor=operator, batch_id=batch.id,
+                                   facts=self._batch_facts(db, batch.id))
                 return replace(batch, ended_at=None)
             cur = db.execute("INSERT INTO batches (name, vote_type, precinct_id, operator, started_at, tabulator) "
                              "VALUES (?, ?, ?, ?, ?, ?)", (name, vote_type, precinct_id, operator, now_utc(), tabulator))
             self._append_event(db, "batch_opened", actor=operator, batch_id=cur.lastrowid,
                                data={"name": name, "vote_type": vote_type, "precinct_id": precinct_id,
-                                                                   "tabulator": tabulator})
+                                     "tabulator": tabulator}, facts=self._batch_facts(db, cur.lastrowid))
             row = db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE id = ?", (cur.lastrowid,)).fetchone()
             return self._batch(row)
 
@@ -157,7 +160,8 @@ class SQLiteStore:
             db.execute("UPDATE batches SET ended_at = ? WHERE id = ?", (now_utc(), batch_id))
             counts = dict(db.execute("SELECT status, COUNT(*) FROM sheets WHERE batch_id = ? GROUP BY status",
                                      (batch_id,)).fetchall())
-            self._append_event(db, "batch_closed", batch_id=batch_id, data={"sheets": counts})
+            self._append_event(db, "batch_closed", batch_id=batch_id, data={"sheets": counts},
+                               facts=self._batch_facts(db, batch_id))
             return self._batch(db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE id = ?",
                                           (batch_id,)).fetchone())
 
@@ -218,9 +222,10 @@ class SQLiteStore:
                 results.append(self._insert(db, batch_id, o, original, now))
                 added += 1
             if added:
+                new = [r.sheet_id for r in results if r.added]
                 self._append_event(db, "sheets_recorded", batch_id=batch_id, data={
-                    "added": added, "first_sheet_id": min(r.sheet_id for r in results if r.added),
-                    "last_sheet_id": max(r.sheet_id for r in results if r.added)})
+                    "added": added, "first_sheet_id": min(new), "last_sheet_id": max(new)},
+                    facts=self._sheet_facts(db, new))
         return results
 
     def _insert(self, db, batch_id: int, o: SheetOutcome, original, now: str) -> Recorded:
@@ -343,22 +348,8 @@ class SQLiteStore:
                 if cur.rowcount != 1:
                     raise KeyError(f"sheet {sheet_id} has no votes for contest {v.contest_id!r}")
             self._append_event(db, "votes_modified", actor=actor, sheet_id=sheet_id, data={
-                "note": note, "contests": [contest_votes_to_dict(v) for v in votes]})
-
-    # -- the event log (tabulate.store._events) ---------------------------------------
-    def _append_event(self, db, kind: str, **fields) -> Event:
-        return append_event(db, kind, **fields)
-
-    def log(self, kind: str, *, actor: str | None = None, batch_id: int | None = None,
-            sheet_id: int | None = None, data: Mapping | None = None) -> Event:
-        with self._transaction() as db:
-            return append_event(db, kind, actor=actor, batch_id=batch_id, sheet_id=sheet_id, data=data)
-
-    def events(self) -> Iterator[Event]:
-        return iter_events(self._db)
-
-    def verify_events(self) -> int:
-        return verify_chain(self._db, self.path)
+                "note": note, "contests": [contest_votes_to_dict(v) for v in votes]},
+                facts=self._sheet_facts(db, [sheet_id]))
 
 
 def open_sqlite(path: str | Path, *, create: bool = True) -> SQLiteStore:
@@ -385,7 +376,7 @@ def open_sqlite(path: str | Path, *, create: bool = True) -> SQLiteStore:
             raise StoreError(f"cannot put the store {path} in WAL mode (got {mode})")
         db.execute("PRAGMA synchronous = FULL")
         db.execute("PRAGMA foreign_keys = ON")
-        _schema.migrate(db)
+        before = _schema.migrate(db)
     except sqlite3.DatabaseError as e:
         db.close()
         raise StoreError(f"cannot use {path} as a store: {e}") from None
@@ -395,4 +386,8 @@ def open_sqlite(path: str | Path, *, create: bool = True) -> SQLiteStore:
     except StoreError:
         db.close()
         raise
-    return SQLiteStore(db, str(path))
+    store = SQLiteStore(db, str(path))
+    if 0 < before < 2:
+        # Only on the upgrade itself: an emptied journal later is tampering, not an old store.
+        store._adopt_legacy()
+    return store

@@ -101,7 +101,8 @@ class Ctx:
         return self.state.source()
 
     def panel(self) -> Panel | None:
-        return panels.panel_for(self.conn, self.user)
+        board_size = self.source.election().adjudication.board_members if self.user.role == "board" else None
+        return panels.panel_for(self.conn, self.user, board_size=board_size)
 
     def render(self, template: str, status_code: int = 200, **values) -> Response:
         values.setdefault("user", self.user)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import io
 
 from starlette.responses import RedirectResponse, Response
 
 from ...core.vocabulary import ballot_reference
+from ...report.csvsafe import writer as csv_writer
 from .. import auditlog, decisions, queue
 from ..entries import DecisionError
 from ..explain import contest_outcome
@@ -99,7 +99,7 @@ def decisions_csv(ctx: Ctx) -> Response:
     """Every decision, reopened ones included, as CSV; the export is logged."""
     rows = decisions.decisions(ctx.conn)
     buf = io.StringIO()
-    out = csv.writer(buf)
+    out = csv_writer(buf)
     places = _places(ctx)
     out.writerow(["decision", "sheet_id", "reference", "ballot", "round", "decided_by", "members", "created_at", "manual",
                   "note", "changed_contests", "write_ins", "reopened_at", "reopen_reason"])

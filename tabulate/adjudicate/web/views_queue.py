@@ -108,6 +108,10 @@ def next_ballot(ctx: Ctx) -> Response:
     return RedirectResponse(f"/ballot/{sheet_id}", status_code=303)
 
 
+JOIN_FAILED = ("Partner not signed in: the name or password is wrong, the address is waiting after failed "
+               "sign-ins, or the two of you may not form a team.")
+
+
 def _back(message: str) -> Response:
     return RedirectResponse("/queue?" + urlencode({"m": message}), status_code=303)
 
@@ -144,10 +148,11 @@ def team_join(ctx: Ctx) -> Response:
     try:
         team = panels.join_at_screen(ctx.conn, ctx.session, str(ctx.form.get("name", ""))[:64],
                                      str(ctx.form.get("password", ""))[:1024], where=ctx.where())
-    except LoginFailed as e:
-        return _back(f"Partner not signed in: {e}")
-    except TeamError as e:
-        return _back(str(e))
+    except (LoginFailed, TeamError):
+        # One answer for every failure: a distinct one would confirm a board member's
+        # password ("not an active reviewer") to whoever is at this screen. The journal
+        # keeps the real reason.
+        return _back(JOIN_FAILED)
     return _back("Team formed at this screen: " + " & ".join(m.label for m in team.members)
                  + ". Each of you records your own entry for every ballot.")
 

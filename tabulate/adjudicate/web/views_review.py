@@ -77,8 +77,7 @@ def _review(ctx: Ctx, sheet_id: str, row: QueueRow, panel: Panel, member: User, 
                              or e.panel != panel.key)
     return ctx.render("review.html", status_code=status, view=view, row=row, panel=panel, member=member,
                       team_entries=team_entries, disagreements=disagreements(team_entries),
-                      entered=len(entered), needed=len(panel.members) if panel.kind != BOARD
-                      else len(panel.members) // 2 + 1, problems=problems or [], precincts=precincts,
+                      entered=len(entered), needed=panel.needed, problems=problems or [], precincts=precincts,
                       note=(form or {}).get("note", previous.note if previous else ""),
                       shared=ctx.session.partner is not None)
 
@@ -92,7 +91,7 @@ def ballot_page(ctx: Ctx, sheet_id: str) -> Response:
     member, entered = _acting(ctx, panel, row, ctx.request.query_params.get("again") == "1")
     if member is None:
         return ctx.render("waiting.html", row=row, panel=panel, entered=len(entered),
-                          needed=len(panel.members) if panel.kind != BOARD else len(panel.members) // 2 + 1)
+                          needed=panel.needed)
     return _review(ctx, sheet_id, row, panel, member, entered)
 
 

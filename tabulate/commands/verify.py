@@ -1,0 +1,127 @@
+"""``tabulate verify``: prove a count from its store, and the check every report runs first.
+
+``tabulate verify --db F`` checks the journal's chain, every sealed row
+(sheets, batches, the election, adjudication's decisions), re-applies the
+rules to the stored marks and each decision's entry, and with ``--images``
+re-reads every image (a recount from the evidence). ``--from-head HASH``
+proves the store extends a head published earlier. It exits 1 and names the
+first bad fact in one line; 0 prints the head to publish.
+
+`gate` is what every report and export calls before counting: the fast
+check (chain and sealed rows), refusing a broken store in one line (exit 2)
+unless ``--unverified`` is given, which the report then says on itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What the reports were told about the store: verified, or overridden with the problem found."""
+
+    verified: bool
+    head_seq: int
+    head_hash: str
+    problem: str = ""
+
+    @property
+    def banner(self) -> str:
+        """One line for a report made from a store that did not verify (empty when it did)."""
+        if self.verified:
+            return ""
+        return f"UNVERIFIED: made with --unverified from a store that does not verify: {self.problem}"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "verify", help="prove the count: the journal, every sealed row, the rules re-applied (--images: re-read)",
+        description="Check the store's journal and every row the results depend on; re-apply the rules to the "
+                    "stored marks and decisions; with --images re-read every image. Exit 1 naming the first "
+                    "bad fact.")
+    p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
+    p.add_argument("--images", action="store_true", help="also re-read every image (a recount from the evidence)")
+    p.add_argument("--from-head", metavar="HASH", help="a head hash published earlier that the journal must hold")
+    p.add_argument("--fast", action="store_true", help="only the chain and the sealed rows (what reports run)")
+    p.set_defaults(func=run_verify)
+
+
+def _open(db: str):
+    from ..adjudicate.schema import connect
+    from ..store import StoreError, open_store
+
+    try:
+        store = open_store(db, create=False)
+        if store.election() is None:
+            store.close()
+            raise UsageError(f"{db} holds no election yet; scan a batch first")
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    return store, connect(db)
+
+
+def check(store, conn, *, fast: bool, from_head: str | None = None):
+    """`tabulate.store.verify.verify_store` with adjudication's decisions, then (not fast) the decisions re-derived."""
+    from dataclasses import replace
+
+    from ..adjudicate.proof import check_decisions, decision_facts_source
+    from ..adjudicate.source import StoreSource
+    from ..store.verify import verify_store
+
+    try:
+        result = verify_store(store, from_head=from_head, more_facts=[decision_facts_source(conn)], fast=fast)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if result.ok and not fast:
+        problem = check_decisions(conn, StoreSource(store))
+        if problem is not None:
+            result = replace(result, ok=False, problem=problem)
+    return result
+
+
+def gate(db: str, *, unverified: bool) -> Gate:
+    """Verify ``db`` (fast) before a report; refuse in one line unless ``unverified``."""
+    store, conn = _open(db)
+    try:
+        result = check(store, conn, fast=True)
+    finally:
+        conn.close()
+        store.close()
+    if result.ok:
+        return Gate(True, result.head_seq, result.head_hash)
+    if not unverified:
+        raise UsageError(f"{db} does not verify, so no report is made from it: {result.problem} "
+                         "(see `tabulate verify`; --unverified overrides and says so on the report)")
+    print(f"tabulate: WARNING: {db} does not verify ({result.problem}); reporting anyway (--unverified)",
+          file=sys.stderr)
+    return Gate(False, result.head_seq, result.head_hash, result.problem)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    store, conn = _open(args.db)
+    try:
+        result = check(store, conn, fast=args.fast, from_head=args.from_head)
+        if result.ok and args.images:
+            from ..central.reread import reread_problem
+
+            problem, n = reread_problem(store)
+            if problem is not None:
+                print(f"tabulate: verify failed: {problem}", file=sys.stderr)
+                return 1
+            print(f"re-read {n} sheets from their images: every reading matches the store")
+    finally:
+        conn.close()
+        store.close()
+    if not result.ok:
+        print(f"tabulate: verify failed: {result.problem}", file=sys.stderr)
+        return 1
+    what = "chain and sealed rows" if args.fast else (
+        f"chain, sealed rows, rules re-applied to {result.sheets_checked} sheets and every decision")
+    print(f"verified {args.db}: {what}")
+    print(f"journal: {result.entries} entries, head {result.head_seq} {result.head_hash}")
+    return 0
