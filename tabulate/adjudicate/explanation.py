@@ -288,10 +288,12 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def _history(conn: sqlite3.Connection, sheet_id: str) -> tuple[HistoryItem, ...]:
-    if not _has_table(conn, "adj_log"):
+    try:
+        logged = list(auditlog.entries(conn, sheet_id=sheet_id))
+    except sqlite3.OperationalError:  # a store from before the journal held adjudication
         return ()
     out = []
-    for e in auditlog.entries(conn, sheet_id=sheet_id):
+    for e in logged:
         d = e.detail
         what = ""
         if e.action == "decision":
