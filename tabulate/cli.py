@@ -31,6 +31,10 @@ COMMAND_MODULES = (
     "review",
     "verify",
     "signing",
+    "testdeck",
+    "recanvass",
+    "recount",
+    "audit",
 )
 
 

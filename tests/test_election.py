@@ -132,12 +132,40 @@ def test_a_contest_may_name_its_office_for_the_recount_and_slate_clauses_without
     from tabulate.election import OFFICES, ElectionError, parse_election
 
     doc = json.loads((Path(__file__).resolve().parents[1] / "samples" / "general" / "election.json").read_text())
+    assert doc["contests"][0]["slate"] and doc["contests"][0]["office"] == "president"
+    for c in doc["contests"][1:]:
+        c.pop("office", None)
     before = parse_election(copy.deepcopy(doc))
-    assert all(c.office is None for c in before.contests)
-    doc["contests"][0]["office"] = "president"
+    assert all(c.office is None for c in before.contests[1:])
+    doc["contests"][1]["office"] = "us_senate"
     named = parse_election(copy.deepcopy(doc))
-    assert named.contests[0].office == "president" and "governor" in OFFICES
+    assert named.contests[1].office == "us_senate" and "governor" in OFFICES
     assert named.hash != before.hash
-    doc["contests"][0]["office"] = "mayor-of-everything"
+    doc["contests"][1]["office"] = "mayor-of-everything"
     with pytest.raises(ElectionError):
         parse_election(doc)
+
+
+def test_a_slate_contest_must_say_whether_it_is_for_president_or_governor(tmp_path):
+    """The slate write-in clauses follow the office, 31 KAR 6:030 Section 4(10): "Writing in the surname of the
+    candidate for Governor or the surname of the candidate for Lieutenant Governor shall be sufficient to cast a
+    write-in vote for the slate", and Section 4(11), the same for President and Vice President."""
+    import json
+    from pathlib import Path
+
+    from tabulate.cli import main
+    from tabulate.election import ElectionError, parse_election
+
+    doc = json.loads((Path(__file__).resolve().parents[1] / "samples" / "general" / "election.json").read_text())
+    for office in (None, "us_senate"):
+        if office is None:
+            doc["contests"][0].pop("office")
+        else:
+            doc["contests"][0]["office"] = office
+        with pytest.raises(ElectionError) as e:
+            parse_election(json.loads(json.dumps(doc)))
+        assert [(p.path, p.reason) for p in e.value.problems] == [(
+            "$.contests[0].office",
+            'a slate contest needs office "president" (31 KAR 6:030 Section 4(11)) or "governor" (Section 4(10))')]
+    (tmp_path / "e.json").write_text(json.dumps(doc))
+    assert main(["zero-file", "--election", str(tmp_path / "e.json")]) == 2

@@ -91,7 +91,12 @@ def test_the_cvr_round_trips_every_sheets_votes():
                 assert cells == [""] * len(cells)
                 continue
             chosen = {o.id for o, v in zip(contest.options, cells) if v == "1"}
-            assert chosen == set(r.votes.contest(contest.id).selections)
+            cv = r.votes.contest(contest.id)
+            if cv.overvotes:  # the marks as read, for Arlo to apply the overvote rule
+                marks = r.marks.marks.get(contest.id, {})
+                assert chosen == {o for o, m in marks.items() if m.scan == "marked"} and len(chosen) > contest.vote_for
+            else:
+                assert chosen == set(cv.selections)
             assert titles[contest.title].vote_for == next(n for t, n, _ in columns if t == contest.title)
 
 
@@ -118,11 +123,25 @@ def test_totals_read_from_the_cvr_as_arlo_does_equal_the_tally():
             assert totals[(ct.contest.title, name)] == ct.counts().votes_for(o.id)
 
 
-def test_an_overvoted_contest_is_written_as_no_vote_for_any_choice():
-    r = make_record(ELECTION, "o", {"city-council": "overvote"}, style_id="1", precinct_id="A101")
+def test_an_overvoted_contest_carries_the_marks_as_read_as_dominions_export_does():
+    """Arlo compares reported marks with the marks the audit board records and applies the overvote rule
+    itself; zeros would be a one-vote discrepancy on an audited overvote (shared/formats/arlo.md)."""
+    r = make_record(ELECTION, "o", {"president": "overvote"}, style_id="1", precinct_id="A101")
+    assert r.votes.contest("president").selections == ()  # our rules credit no one, 31 KAR 6:030 §2(2)(b)
     columns, ballots = parse_dominion(dominion_cvr_csv(ELECTION, [r]))
-    council = [v for (t, _, _), v in zip(columns, ballots[0][1]) if t == ELECTION.contest("city-council").title]
-    assert council and set(council) == {"0"}
+    president = [v for (t, _, _), v in zip(columns, ballots[0][1]) if t == ELECTION.contest("president").title]
+    assert president[:2] == ["1", "1"] and set(president[2:]) == {"0"}
+
+
+def test_the_cvr_and_the_manifest_use_one_set_of_arlo_counting_groups():
+    """Arlo's batch-inventory builds a manifest from the CVR's CountingGroup and checks it against its allow-list."""
+    allowed = {"Advanced Voting", "Advance Voting", "Election Day", "Elections Day", "Absentee by Mail", "Provisional"}
+    manifest = parse_manifest(arlo_ballot_manifest_csv(RECORDS))
+    _, ballots = parse_dominion(dominion_cvr_csv(ELECTION, RECORDS))
+    for ids, _ in ballots:
+        assert ids["CountingGroup"] == manifest[(ids["TabulatorNum"], ids["BatchId"])][0]
+        assert ids["CountingGroup"] in allowed
+    assert {ids["CountingGroup"] for ids, _ in ballots} >= {"Election Day", "Absentee by Mail"}
 
 
 @pytest.mark.parametrize("second, match", [

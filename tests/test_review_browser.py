@@ -49,20 +49,21 @@ def server(template_store, tmp_path_factory):
         mp.setattr(users, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
         env = Env(db, create_users=False)
         app = create_app(db)
+        # The server gets the socket already bound: no window in which another process could take the port.
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-        sock.close()
         srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-        thread = threading.Thread(target=srv.run, daemon=True)
+        thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
-        deadline = time.time() + 20
+        deadline = time.monotonic() + 120  # a hang guard only: the wait ends as soon as the server is up
         while not srv.started:
-            assert time.time() < deadline, "the review server did not start"
+            assert thread.is_alive() and time.monotonic() < deadline, "the review server did not start"
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}", env
         srv.should_exit = True
-        thread.join(timeout=10)
+        thread.join(timeout=60)
+        sock.close()
         env.close()
 
 

@@ -145,6 +145,19 @@ def test_a_filled_write_in_oval_with_no_name_is_not_a_vote_but_a_person_looks():
     assert reason.code == "marked_write_in" and "no name" in reason.detail
 
 
+def test_a_circled_write_in_target_with_no_name_goes_to_a_person_like_a_filled_one():
+    """§2(1)(b): a write-in vote needs "the name of an eligible candidate in the designated write-in space" and
+    the target marked; a target marked the way a hand count reads it (§3(1): circled, an X, a check) with no
+    name seen is the same question for a person as a filled one."""
+    filled = ballot({"mayor": {"write-in-1": OptionMark(scan="marked")}})
+    circled = ballot({"mayor": {"write-in-1": OptionMark(scan="unmarked", hand="marked")}})
+    for v in (filled, circled):
+        assert v.contest("mayor").status == "blank" and v.needs_review
+        assert codes(v, "mayor") == ["marked_write_in"]
+        reason = next(r for r in v.reasons if r.contest_id == "mayor")
+        assert reason.option_id == "write-in-1" and "no name was seen" in reason.detail
+
+
 def test_a_marked_candidate_and_an_unmarked_written_name_counts_the_candidate():
     v = ballot({"mayor": {"may-wells": "marked", "write-in-1": OptionMark(write_in_ink=True)}})
     c = v.contest("mayor")

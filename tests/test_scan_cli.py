@@ -23,6 +23,7 @@ import pytest
 import simplejpeg
 
 from tabulate.ballots.samples import write_samples
+from tabulate.central.pipeline import TEST_PAUSE_ENV, TEST_PAUSE_MARK
 from tabulate.election import parse_election
 from tabulate.election.layout import layout_style
 from tabulate.election.render import render_page
@@ -178,6 +179,59 @@ def test_a_store_refuses_a_second_election_and_a_batch_its_other_vote_type(tmp_p
     assert "vote type election_day" in line
 
 
+def test_resuming_a_batch_with_another_tabulator_or_operator_is_refused_in_one_line(tmp_path, good_scans, capsys):
+    from tabulate.cli import main
+
+    db = tmp_path / "store.db"
+    sheet = [good_scans / "sheet-00001-front.jpg", good_scans / "sheet-00001-back.jpg"]
+    assert tabulate(*scan_args(sheet, db, "A", "--tabulator", "7", "--operator", "kim")).returncode == 0
+
+    def refused(*extra) -> str:  # refused before any sheet is read: in-process is enough
+        assert main(list(map(str, scan_args(sheet, db, "A", *extra)))) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("tabulate: "), lines
+        return lines[0]
+
+    assert "batch 'A' was opened with tabulator 7, this run 1" in refused("--operator", "kim")
+    assert "operator kim, this run lee" in refused("--tabulator", "7", "--operator", "lee")
+
+
+def _event_count(db: Path) -> int:
+    store = open_store(db, create=False)
+    try:
+        return len(list(store.events()))
+    finally:
+        store.close()
+
+
+def test_a_second_scan_into_a_batch_another_process_is_scanning_is_refused(tmp_path, good_scans, capsys):
+    """Two scans into one batch at once would interleave their positions; the second is refused before it
+    opens the batch. Another batch of the same store may be scanned meanwhile, and a killed scan's lock goes
+    with it."""
+    from tabulate.cli import main
+    from tabulate.store.batch_lock import BatchBusyError, BatchLock
+
+    db = tmp_path / "store.db"
+    first = tmp_path / "first"
+    _many_sheets(first, good_scans, 4)
+    proc = _start_paused(scan_args([first], db, "A"), 0)  # holds batch A, nothing committed
+    try:
+        events = _event_count(db)
+        assert main(list(map(str, scan_args([good_scans], db, "A")))) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == ["tabulate: batch 'A' is being scanned by another process right now; wait for that scan "
+                       "to finish, or scan these sheets into another batch"]
+        assert _event_count(db) == events  # the refused scan changed nothing
+        with BatchLock(db, "B"):
+            pass
+        with pytest.raises(BatchBusyError):
+            BatchLock(db, "A").acquire()
+    finally:
+        _kill(proc)
+    with BatchLock(db, "A"):  # the kernel let go of the killed scan's lock
+        pass
+
+
 # -- exactly once, across SIGKILL ----------------------------------------------------------------
 def _many_sheets(folder: Path, good_scans: Path, n: int) -> None:
     """``n`` distinct sheets from the ten good ones: bytes after a JPEG's end marker change its
@@ -198,23 +252,29 @@ def _committed(db: Path) -> int:
         return 0
 
 
-def _kill_when(args, db: Path, stop) -> None:
-    """Start ``tabulate scan``, SIGKILL it when ``stop(elapsed_s, sheets_this_run)`` says so, check its workers go.
+def _start_paused(args, pause_after: int) -> subprocess.Popen:
+    """Start ``tabulate scan`` with the test hook that stops it for good once it has committed ``pause_after``
+    sheets, and return once it is there. The point is a count of committed sheets, never a time."""
+    env = {**os.environ, TEST_PAUSE_ENV: str(pause_after)}
+    proc = subprocess.Popen([sys.executable, "-m", "tabulate.cli", *map(str, args)], cwd=REPO, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines = []
+    for line in proc.stderr:  # blocks until the run reaches its pause (or ends without it)
+        lines.append(line)
+        if line.startswith(TEST_PAUSE_MARK):
+            assert line.startswith(f"{TEST_PAUSE_MARK} {pause_after} sheet(s)"), line
+            return proc
+    _kill(proc)
+    pytest.fail(f"the scan ended before committing {pause_after} sheets: {''.join(lines)}")
 
-    ``sheets_this_run`` counts the sheets this run has committed so far.
-    """
-    at_start = _committed(db)
-    proc = subprocess.Popen([sys.executable, "-m", "tabulate.cli", *map(str, args)], cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    start = time.monotonic()
+
+def _kill(proc: subprocess.Popen) -> None:
+    """SIGKILL the scan (the main process only, as a crash would) and check its reader processes go by themselves."""
     try:
-        while proc.poll() is None and not stop(time.monotonic() - start, _committed(db) - at_start):
-            time.sleep(0.01)
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)  # the main process only, as a crash would
-        proc.wait(timeout=30)
-        # Orphaned readers notice their parent is gone and exit by themselves.
-        deadline = time.monotonic() + 15
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+        # Orphaned readers notice their parent is gone and exit by themselves (a hang guard, not a timing test).
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
                 os.killpg(proc.pid, 0)
@@ -228,10 +288,16 @@ def _kill_when(args, db: Path, stop) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        proc.stderr.close()
 
 
-def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
-    """Kill a scan at each point in turn (each run resuming the last), finish it, compare with an uninterrupted run."""
+def _kill_at(args, pause_after: int) -> None:
+    _kill(_start_paused(args, pause_after))
+
+
+def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points: list[int]) -> None:
+    """Kill a scan after each number of committed sheets in turn (each run resuming the last), finish it,
+    and compare with an uninterrupted run."""
     folder = tmp_path / "batch"
     _many_sheets(folder, good_scans, sheets)
     reference = tmp_path / "reference.db"
@@ -240,10 +306,12 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
     assert len(expected) == sheets and all(row[3] in ("counted", "needs_review") for row in expected)
 
     db = tmp_path / "crashed.db"
-    for stop in kill_points:
-        _kill_when(scan_args([folder], db), db, stop)
+    for pause_after in kill_points:
+        at_start = _committed(db)
+        _kill_at(scan_args([folder], db), pause_after)
+        assert _committed(db) == at_start + pause_after
     before = _committed(db)
-    assert before < sheets, "the last kill came after the batch had finished"
+    assert before == sum(kill_points) < sheets
 
     final = tabulate(*scan_args([folder], db))
     assert final.returncode == 0, final.stderr
@@ -256,18 +324,11 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points) -> None:
 @pytest.mark.slow
 def test_a_scan_killed_at_several_points_and_rerun_counts_exactly_what_an_uninterrupted_scan_counts(
         tmp_path, good_scans):
-    rng = random.Random(20281107)
-    _kill_and_resume(tmp_path, good_scans, 30, [
-        lambda t, n, at=rng.uniform(0.2, 2.0): t >= at,  # anywhere, startup included
-        lambda t, n: n >= 1,                             # just after this run's first commit
-    ])
+    # During start-up (readers running, nothing committed), mid-batch, and just after a resumed run's first commit.
+    _kill_and_resume(tmp_path, good_scans, 30, [0, 7, 1])
 
 
 @pytest.mark.slow
 def test_a_long_scan_killed_many_times_still_counts_every_sheet_once(tmp_path, good_scans):
     rng = random.Random(7)
-    _kill_and_resume(tmp_path, good_scans, 120, [
-        *(lambda t, n, at=rng.uniform(0.5, 4.0): t >= at for _ in range(3)),
-        lambda t, n: n >= 20,
-        lambda t, n: n >= 1,
-    ])
+    _kill_and_resume(tmp_path, good_scans, 120, [0, *(rng.randint(1, 20) for _ in range(2)), 20, 1])

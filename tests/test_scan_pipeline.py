@@ -7,8 +7,10 @@ depending on image reading; tests/test_scan_cli.py runs the real thing.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -25,7 +27,9 @@ from test_scan_support import (
 )
 
 from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, run_batch
+from tabulate.central.pages import PageLoadError, load_page
 from tabulate.central.report import format_summary
+from tabulate.central.sources import PageSource
 from tabulate.store import open_store
 
 
@@ -113,6 +117,49 @@ def test_a_multi_page_tiff_pairs_its_own_pages(tmp_path):
     assert names(ScanPlan([tmp_path / "batch.tif", tmp_path / "sheet.tif"])) == [
         (("batch.tif#1", "batch.tif#2"), None), (("batch.tif#3", "batch.tif#4"), None),
         (("batch.tif#5",), MISSING_BACK), (("sheet.tif",), None)]
+
+
+def _tiff_of_pages(path, n: int, shape=(1040, 800)) -> None:
+    """An ``n``-page deflated TIFF of letter pages at ~94 DPI; page k carries k in binary in its first row."""
+    with tifffile.TiffWriter(path) as tif:
+        for k in range(1, n + 1):
+            page = np.full(shape, 255, np.uint8)
+            page[0, :16] = [0 if k >> bit & 1 else 255 for bit in range(16)]
+            tif.write(page, photometric="minisblack", compression="deflate", compressionargs={"level": 1}, metadata=None)
+
+
+def _page_number(data: bytes) -> int:
+    row = tifffile.imread(io.BytesIO(data))[0, :16]
+    return sum(1 << bit for bit in range(16) if row[bit] == 0)
+
+
+def test_every_page_of_a_thousand_page_tiff_is_read_in_the_memory_of_one(tmp_path):
+    """Past the 64th page nothing is lost ("has no page 65" was the bug), and a page of a long file takes no
+    more memory than a page of a short one: the file is mapped, and its directories walked only to the page."""
+    _tiff_of_pages(tmp_path / "long.tif", 1000)
+    _tiff_of_pages(tmp_path / "short.tif", 2)
+    plan = ScanPlan([tmp_path / "long.tif"])
+    sheets = list(plan)
+    assert len(sheets) == 500 and [p.label for p in sheets[-1].pages] == [f"{tmp_path / 'long.tif'}#999",
+                                                                          f"{tmp_path / 'long.tif'}#1000"]
+    paper = (8.5, 11.0)
+    pages = [p for s in sheets for p in s.pages]
+    assert [p.page for p in pages] == list(range(1, 1001))
+    # Reading all 1,000 takes ~6 s of CPU; these cover the old limit and both ends.
+    for k in (1, 2, 63, 64, 65, 66, 128, 129, 500, 777, 998, 999, 1000):
+        assert _page_number(load_page(pages[k - 1], paper)[0]) == k
+
+    def peak(path, page: int) -> int:
+        tracemalloc.start()
+        try:
+            load_page(PageSource(str(path), page), paper)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert peak(tmp_path / "long.tif", 1000) - peak(tmp_path / "short.tif", 2) < 64 * 1024
+    with pytest.raises(PageLoadError, match="has no page 1001"):
+        load_page(PageSource(str(tmp_path / "long.tif"), 1001), paper)
 
 
 def test_a_path_that_does_not_exist_is_a_one_line_error(tmp_path):

@@ -118,9 +118,25 @@ def test_the_stored_election_is_the_one_bound(store, election):
 
 def test_a_batch_resumes_but_not_with_another_vote_type(store):
     a = store.open_batch("A", "mail_in_absentee", operator="kim")
-    assert store.open_batch("A", "mail_in_absentee", operator="lee").id == a.id
+    assert store.open_batch("A", "mail_in_absentee", operator="kim").id == a.id
     with pytest.raises(BatchMismatchError, match="vote type mail_in_absentee"):
-        store.open_batch("A", "election_day")
+        store.open_batch("A", "election_day", operator="kim")
+
+
+@pytest.mark.parametrize("changed, says", [
+    (dict(tabulator="2"), "tabulator 1, this run 2"),
+    (dict(precinct_id="A101"), "precinct none, this run A101"),
+    (dict(operator="lee"), "operator kim, this run lee"),
+    (dict(operator=None), "operator kim, this run none"),
+])
+def test_resuming_a_batch_with_other_details_is_refused_not_silently_kept(store, changed, says):
+    """The batch keeps the details it was opened with; a resume that says otherwise is refused and logs nothing."""
+    a = store.open_batch("A", "election_day", operator="kim")
+    events = len(list(store.events()))
+    with pytest.raises(BatchMismatchError, match=says) as e:
+        store.open_batch("A", "election_day", **({"operator": "kim"} | changed))
+    assert "\n" not in str(e.value) and len(list(store.events())) == events
+    assert store.batches() == [a]
 
 
 def test_recording_the_same_sheet_twice_in_a_batch_adds_nothing(store):

@@ -1,5 +1,7 @@
 """31 KAR 6:030 Section 4: whose write-in vote a written name is."""
 
+import dataclasses
+import json
 from dataclasses import FrozenInstanceError
 from pathlib import Path
 
@@ -10,7 +12,8 @@ from tabulate.rules import WriteInDecision, resolve_write_in
 from tabulate.rules._names import edit_distance, misspelling_allowance, normalise, split_name
 
 ROOT = Path(__file__).resolve().parents[1]
-GENERAL = load_election(ROOT / "samples" / "general" / "election.json")
+GENERAL_PATH = ROOT / "samples" / "general" / "election.json"
+GENERAL = load_election(GENERAL_PATH)
 PRESIDENT = GENERAL.contest("president")
 SENATE = GENERAL.contest("us-senate")
 HOUSE = GENERAL.contest("us-house-6")
@@ -27,7 +30,7 @@ def governor_election():
         "parties": [{"id": "R", "name": "Red", "abbreviation": "RED"}],
         "contests": [{
             "id": "governor", "type": "candidate", "title": "Governor and Lieutenant Governor", "vote_for": 1,
-            "slate": True, "write_ins": 1,
+            "slate": True, "office": "governor", "write_ins": 1,
             "candidates": [{"id": "g-r", "name": "Ray Redd", "running_mate": "Lou Lane", "party": "R"}],
             "declared_write_ins": [
                 {"id": "g-wi-oneal", "name": "Mary O'Neal-Price", "running_mate": "Sam Ortiz", "variations": []},
@@ -108,6 +111,17 @@ def test_writing_in_the_surname_of_the_candidate_for_lieutenant_governor_is_a_vo
     e = governor_election()
     d = resolve_write_in("Tate", e.contest("governor"))
     assert (d.outcome, d.candidate_id, d.clause) == ("candidate", "g-wi-ortiz", "31 KAR 6:030 §4(10)")
+
+
+def test_the_slate_clause_follows_the_contests_office_not_its_title():
+    """The office, not words in the title, chooses §4(11) ("the candidate for President or ... Vice President")
+    over §4(10) ("the candidate for Governor or ... Lieutenant Governor")."""
+    doc = json.loads(GENERAL_PATH.read_text())
+    doc["contests"][0]["title"] = "Electors for U.S. Pres. and V.P."
+    assert resolve_write_in("Carver", parse_election(doc).contest("president")).clause == "31 KAR 6:030 §4(11)"
+    gov = governor_election()
+    titled = dataclasses.replace(gov.contest("governor"), title="Governor (and President of the Senate ex officio)")
+    assert resolve_write_in("Tate", titled).clause == "31 KAR 6:030 §4(10)"
 
 
 def test_apostrophes_and_hyphens_keep_a_surname_whole():

@@ -207,6 +207,32 @@ def set_aside_for_hand_entry(conn: sqlite3.Connection, source: StoreSource, shee
                         detail={"ballot": sheet.ballot_id, "reasons": [r.code for r in sheet.reasons]})
 
 
+def send_to_board(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, *, actor: str, code: str,
+                  detail: str, contest_id: str | None = None) -> str:
+    """Put a ballot before the county board for a recount (31 KAR 4:220 Section 9(12)); return what was done.
+
+    "Overvotes and damaged ballots shall be adjudicated by the full county
+    board of elections". A ballot not in the queue is queued for the board;
+    one open for a team moves to the board. A ballot already decided is left
+    as it is (``"decided"``): only a board member may reopen it (`reopen`).
+    """
+    sheet = source.sheet(sheet_id)
+    with transaction(conn):
+        row = conn.execute("SELECT state FROM adj_ballots WHERE sheet_id = ?", (sheet_id,)).fetchone()
+        if row is None:
+            _insert(conn, sheet, [(code, contest_id, None, detail)], BOARD, manual=sheet.status == "rejected")
+            done = "queued"
+        elif row[0] == "open":
+            conn.execute("UPDATE adj_ballots SET state = 'board', lease_panel = NULL, lease_user = NULL, "
+                         "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?", (auditlog._now(), sheet_id))
+            done = "moved"
+        else:
+            return str(row[0])
+        auditlog.append(conn, actor, "sent_to_board", sheet_id=sheet_id,
+                        detail={"ballot": sheet.ballot_id, "code": code, "contest": contest_id, "why": detail})
+    return done
+
+
 def _row(r: sqlite3.Row, now: float) -> QueueRow:
     codes = tuple(dict.fromkeys((r["codes"] or "").split(","))) if r["codes"] else ()
     contests = tuple(dict.fromkeys(c for c in (r["contests"] or "").split(",") if c))
@@ -344,6 +370,7 @@ def reasons_of(conn: sqlite3.Connection, sheet_id: str) -> list[tuple[str, str |
 
 
 __all__ = ["DAMAGED", "HAND_ENTRY_CODES", "LEASE_S", "LeaseLost", "PRIORITY", "Progress", "QueueFilter",
+           "send_to_board",
            "QueueRow", "REASON_LABELS", "count_queue", "current_lease", "hand_entry_candidates", "lease", "lease_next",
            "list_queue", "priority", "progress", "queue_row", "reasons_of", "release",
            "set_aside_for_hand_entry", "sync"]

@@ -22,7 +22,7 @@ from ..store import journal
 
 SCHEMA_VERSION = 1
 
-ROLES: tuple[str, ...] = ("operator", "reviewer", "board", "admin")
+ROLES: tuple[str, ...] = ("operator", "reviewer", "board", "admin", "auditor")
 
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS adj_meta (

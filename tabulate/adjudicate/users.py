@@ -9,7 +9,10 @@ Roles (what each may do is in `PERMISSIONS`):
   escalated ballots by majority (4:220 §9(12)(a)) and alone may reopen a
   decided ballot;
 - ``operator``: the clerk's staff who scan; sees progress, never ballots;
-- ``admin``: manages accounts and reads the audit log; decides nothing.
+- ``admin``: manages accounts and reads the audit log; decides nothing;
+- ``auditor``: a poll worker who hand-tallies in a hand-to-eye audit (31 KAR
+  4:230 §2(1)); enters their own tally and sees nothing else. The two
+  counters must not be of the same party, so an auditor must have a party.
 
 Passwords are hashed with argon2id (argon2-cffi's defaults: 64 MiB, 3 passes),
 a memory-hard function, so a stolen database does not yield passwords cheaply.
@@ -52,8 +55,9 @@ MIN_PASSWORD_CHARS = 10
 PERMISSIONS: dict[str, frozenset[str]] = {
     "operator": frozenset({"progress"}),
     "reviewer": frozenset({"progress", "queue", "decide", "team"}),
-    "board": frozenset({"progress", "queue", "decide", "board", "reopen", "decisions", "export", "explain"}),
+    "board": frozenset({"progress", "queue", "decide", "board", "reopen", "decisions", "export", "audit_board", "explain"}),
     "admin": frozenset({"progress", "users", "log", "decisions", "export", "explain"}),
+    "auditor": frozenset({"audit_count", "explain"}),
 }
 
 #: argon2-cffi's defaults are RFC 9106's second recommended option (argon2id, 64 MiB, 3 passes):
@@ -169,6 +173,8 @@ def add_user(conn: sqlite3.Connection, name: str, role: str, password: str, *, p
     if role == "reviewer" and not party:
         raise UserError("a reviewer needs --party: teams pair reviewers of differing parties "
                         "(31 KAR 4:220 Section 7(1))")
+    if role == "auditor" and not party:
+        raise UserError("an auditor needs --party: the two hand-to-eye counters must not be of the same party")
     if len(password) < MIN_PASSWORD_CHARS:
         raise UserError(f"a password needs at least {MIN_PASSWORD_CHARS} characters")
     digest = _hasher.hash(password)

@@ -1,0 +1,18 @@
+"""Audits around the count.
+
+- the hand-to-eye audit (31 KAR 4:230, KRS 117.383(8)) in `tabulate.audit.handeye`;
+- the accuracy-test deck (31 KAR 2:020), recanvass (4:071, KRS 117.305) and
+  recount (4:220, KRS 120.157).
+"""
+
+from .handeye import AuditError, AuditState, SelectionError, TallyError, audit_state, enter_tally, start_audit
+from .margins import AUTOMATIC_RECOUNT_OFFICES, RaceMargin, race_margin
+from .recanvass import Recanvass, last_snapshot, recanvass, record_snapshot
+from .recount import BoardDecision, RecountBallot, RecountResult, recount_result, recount_sheets
+
+__all__ = [
+    "AUTOMATIC_RECOUNT_OFFICES", "AuditError", "AuditState", "BoardDecision", "RaceMargin", "Recanvass",
+    "RecountBallot", "RecountResult", "SelectionError", "TallyError", "audit_state", "enter_tally",
+    "last_snapshot", "race_margin", "recanvass", "recount_result", "recount_sheets", "record_snapshot",
+    "start_audit",
+]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import mmap
 import os
 
 from ..core.errors import TabulateError
@@ -62,24 +63,30 @@ def _read_file(path: str) -> bytes:
 def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> bytes:
     """Page ``page`` (from 1) of a multi-page TIFF, as a single-page uncompressed TIFF.
 
-    The page is decoded with the reader's own decoder, after the reader's
-    size check on its header (a decompression bomb is refused unread), and
-    written back losslessly, so the reader sees an ordinary one-page file.
+    The file is memory-mapped, not read: only the page directories up to this
+    page and this page's strips are touched, so the memory a page takes does
+    not grow with the file (a 1,000-page TIFF reads every page in the memory
+    of one). The page is decoded with the reader's own decoder, after the
+    reader's size check on its header (a decompression bomb is refused
+    unread), and written back losslessly, so the reader sees an ordinary
+    one-page file.
     """
     import tifffile
 
-    from ..detect.decode import check_size, decode_page, headers
+    from ..detect.decode import check_size, decode_page, tiff_page_header
     from ..detect.errors import ReadError
 
-    data = _read_file(path)
     try:
-        hdrs = headers(data)
-        if page > len(hdrs):
-            raise PageLoadError(PAGE_UNREADABLE, f"{path} has no page {page}")
-        check_size(hdrs[page - 1], paper_in)
-        img = decode_page(data, hdrs[page - 1])
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            header = tiff_page_header(data, page - 1)
+            if header is None:
+                raise PageLoadError(PAGE_UNREADABLE, f"{path} has no page {page}")
+            check_size(header, paper_in)
+            img = decode_page(data, header)
     except ReadError as e:
         raise PageLoadError(e.code, f"{path} page {page}: {e.reason}") from None
+    except (OSError, ValueError) as e:  # ValueError: mmap of an empty file
+        raise PageLoadError(FILE_UNREADABLE, f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     buf = io.BytesIO()
     tifffile.imwrite(buf, img, photometric="minisblack")
     return buf.getvalue()

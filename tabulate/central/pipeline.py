@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import sqlite3
 import sys
+import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -48,6 +49,11 @@ COMMIT_SECONDS = 0.5
 SHEET_TIMEOUT_S = 120.0
 #: How long a fresh reader process may take to start (imports, JIT cache) before the readers are unusable.
 START_TIMEOUT_S = 120.0
+#: FOR TESTS ONLY, never in an election: a whole number N makes a run stop for good once it has
+#: committed N sheets (0: as soon as its readers are started), after writing `TEST_PAUSE_MARK`
+#: on stderr. A test then kills the process at a known point, whatever the machine's speed.
+TEST_PAUSE_ENV = "TABULATE_TEST_PAUSE_AFTER"
+TEST_PAUSE_MARK = "tabulate: test pause:"
 
 
 @dataclass
@@ -178,6 +184,22 @@ class _Readers:
         _kill(self._pool)
 
 
+def _test_pause_after() -> int | None:
+    text = os.environ.get(TEST_PAUSE_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise ValueError(f"{TEST_PAUSE_ENV} must be a whole number of sheets, not {text!r}")
+    return int(text)
+
+
+def _test_pause(committed: int) -> None:
+    """Stop here for good (the test hook `TEST_PAUSE_ENV`): the test kills the process."""
+    print(f"{TEST_PAUSE_MARK} {committed} sheet(s) committed by this run; waiting to be killed "
+          f"({TEST_PAUSE_ENV} is for tests only)", file=sys.stderr, flush=True)
+    threading.Event().wait()
+
+
 def _progress(total: int, batch: Batch, enabled: bool):
     from tqdm import tqdm
 
@@ -218,23 +240,30 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
     pending: list[SheetOutcome] = []
     last_commit = time.monotonic()
     bar = _progress(len(plan), batch, progress)
+    pause_after = _test_pause_after()
+    committed = 0  # sheets this run has handed to the store
 
     def commit() -> None:
-        nonlocal last_commit
+        nonlocal last_commit, committed
         if pending:
             for rec in store.record_sheets(batch.id, pending):
                 summary.add(rec)
+            committed += len(pending)
             pending.clear()
             bar.set_postfix(counted=summary.counted, review=summary.needs_review, rejected=summary.rejected,
                             duplicate=summary.duplicate, refresh=False)
         last_commit = time.monotonic()
+        if pause_after is not None and committed >= pause_after:
+            _test_pause(committed)
 
     def accept(outcome: SheetOutcome, occurrence: int | None, expected: str | None) -> None:
         if occurrence is None or outcome.identity != expected:
             occurrence = occurrences.next(outcome.identity)
         pending.append(replace(outcome, occurrence=occurrence))
         bar.update(1)
-        if len(pending) >= commit_sheets or time.monotonic() - last_commit >= commit_seconds:
+        # The test hook commits exactly at its sheet, so the pause falls where the test asked.
+        due = pause_after is not None and committed + len(pending) >= pause_after
+        if due or len(pending) >= commit_sheets or time.monotonic() - last_commit >= commit_seconds:
             commit()
 
     readers = _Readers(workers, election, interpreter, sheet_timeout)
@@ -260,6 +289,8 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
 
     try:
         feed()
+        if pause_after == 0:
+            _test_pause(0)
         while window:
             sheet, occurrence, identity, future = window[0]
             try:

@@ -49,9 +49,10 @@ def register(subparsers) -> None:
     usub = users.add_subparsers(dest="users_command", metavar="ACTION", required=True)
     add = usub.add_parser("add", help="create an account (the password is asked for, or read from stdin)")
     add.add_argument("name", metavar="NAME")
-    add.add_argument("--role", required=True, choices=("operator", "reviewer", "board", "admin"))
+    add.add_argument("--role", required=True, choices=("operator", "reviewer", "board", "admin", "auditor"))
     add.add_argument("--party", metavar="P", help="one of the election's parties, by id, abbreviation or name "
-                     "(required for a reviewer: teams pair differing parties, 31 KAR 4:220 Section 7(1))")
+                     "(required for a reviewer or an auditor: two people of differing parties, 31 KAR 4:220 "
+                     "Section 7(1))")
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     add.add_argument("--db", required=True, metavar="FILE", help="the store")
     add.set_defaults(func=run_users_add)

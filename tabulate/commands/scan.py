@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..election import VOTE_TYPES, Election, ElectionError, load_election
 from ..store import Store, StoreError, open_store
+from ..store.batch_lock import BatchLock
 from .errors import UsageError
 
 
@@ -94,8 +95,10 @@ def run_scan(args: argparse.Namespace) -> int:
         raise UsageError("no scanned pages in " + ", ".join(args.paths)
                          + (f" ({len(plan.ignored)} file(s) without an image suffix ignored)" if plan.ignored else ""))
     store = open_bound_store(args.db, election, document)
+    lock = BatchLock(args.db, args.batch)
     try:
         try:
+            lock.acquire()  # before the batch is opened: a refused scan changes nothing
             batch = store.open_batch(args.batch, args.vote_type, precinct_id=args.precinct,
                                      operator=args.operator, tabulator=args.tabulator)
         except StoreError as e:
@@ -115,6 +118,7 @@ def run_scan(args: argparse.Namespace) -> int:
                              f"again") from None
         print(format_summary(summary))
     finally:
+        lock.release()
         store.close()
     return 0
 

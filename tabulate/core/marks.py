@@ -24,13 +24,15 @@ class OptionMark:
     an X or check beside the name, a line through the target); ``None`` means
     "not read", and is taken to agree with ``scan``. ``write_in_ink`` is ink in
     the write-in area of a write-in line. ``score`` is the fill score, kept as
-    evidence.
+    evidence. ``write_in_name`` is the name read in that area, where someone
+    read it (``None``: not read); `tabulate.rules.apply_write_in_names` resolves it.
     """
 
     scan: MarkClass = "unmarked"
     hand: MarkClass | None = None
     write_in_ink: bool = False
     score: float | None = None
+    write_in_name: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import cv2
 import imagecodecs
@@ -23,6 +24,9 @@ from .errors import ReadError
 
 #: Hard cap on either side, whatever the paper (decompression-bomb guard).
 MAX_SIDE_PX = 12000
+#: Pages of one TIFF beyond which the page directory is taken to be damaged (as
+#: `tabulate.central.sources.MAX_TIFF_PAGES`, which plans the pages of a scan).
+MAX_TIFF_PAGES = 10000
 #: Readable resolutions, implied by the image size and the election's paper size.
 DPI_RANGE = (100.0, 600.0)
 #: Slack on the paper's size when checking the implied resolution (scanners add margins).
@@ -67,16 +71,21 @@ def sniff(data: bytes) -> str:
     raise ReadError("not_an_image", "not a PNG, JPEG or TIFF image (unrecognised file signature)")
 
 
-def _tiff_headers(data: bytes) -> list[PageHeader]:
-    """Walk the IFD chain of a classic TIFF for each page's size and photometric tag."""
+def _tiff_pages(data) -> Iterator[PageHeader]:
+    """Walk the IFD chain of a classic TIFF, yielding each page's size and photometric tag as it is reached.
+
+    ``data`` is any buffer (bytes, or an ``mmap`` of the file: only the directories are touched).
+    """
     bo = "<" if data[:2] == b"II" else ">"
     try:
         (offset,) = struct.unpack_from(bo + "I", data, 4)
-        pages: list[PageHeader] = []
-        seen = set()
-        while offset and len(pages) < 64:
+        seen: set[int] = set()
+        index = 0
+        while offset:
             if offset in seen:
                 raise ReadError("corrupt_image", "the TIFF's page directory loops on itself")
+            if index >= MAX_TIFF_PAGES:
+                raise ReadError("corrupt_image", f"the TIFF has more than {MAX_TIFF_PAGES} pages")
             seen.add(offset)
             (n,) = struct.unpack_from(bo + "H", data, offset)
             tags = {}
@@ -88,13 +97,34 @@ def _tiff_headers(data: bytes) -> list[PageHeader]:
                         tags[_TIFF_TAGS[tag]] = struct.unpack_from(bo + fmt, value)[0]
             (offset,) = struct.unpack_from(bo + "I", data, offset + 2 + 12 * n)
             if "width" not in tags or "height" not in tags:
-                raise ReadError("corrupt_image", f"TIFF page {len(pages) + 1} has no image size")
-            pages.append(PageHeader("tiff", len(pages), tags["width"], tags["height"], tags.get("photometric", 1)))
+                raise ReadError("corrupt_image", f"TIFF page {index + 1} has no image size")
+            yield PageHeader("tiff", index, tags["width"], tags["height"], tags.get("photometric", 1))
+            index += 1
     except struct.error:
         raise ReadError("corrupt_image", "the TIFF's page directory is truncated") from None
+
+
+def _tiff_headers(data: bytes) -> list[PageHeader]:
+    """Every page's header of a classic TIFF."""
+    pages = list(_tiff_pages(data))
     if not pages:
         raise ReadError("corrupt_image", "the TIFF has no pages")
     return pages
+
+
+def tiff_page_header(data, index: int) -> PageHeader | None:
+    """Page ``index`` (from 0) of a classic TIFF, or None if the file has fewer pages.
+
+    Walks the page directories only as far as that page, so with ``data`` an
+    ``mmap`` of the file, reading one page of a long multi-page TIFF takes
+    memory for that page alone, whatever the file's length.
+    """
+    if sniff(data[:8]) != "tiff":
+        raise ReadError("not_an_image", "not a TIFF image")
+    for header in _tiff_pages(data):
+        if header.index == index:
+            return header
+    return None
 
 
 def headers(data: bytes) -> list[PageHeader]:
@@ -160,7 +190,11 @@ def _to_gray(a: np.ndarray, photometric: int = 1) -> np.ndarray:
 
 
 def decode_page(data: bytes, header: PageHeader) -> np.ndarray:
-    """Decode one page to greyscale uint8; ReadError ``corrupt_image`` / ``unsupported_image``."""
+    """Decode one page to greyscale uint8; ReadError ``corrupt_image`` / ``unsupported_image``.
+
+    ``data`` may be an ``mmap`` of a TIFF file: libtiff then reads that page's
+    directory and strips only.
+    """
     try:
         if header.format == "jpeg":
             img = simplejpeg.decode_jpeg(data, colorspace="GRAY")

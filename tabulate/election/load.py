@@ -20,6 +20,7 @@ import jsonschema
 from ..core.errors import TabulateError
 from .model import (
     DEFAULT_ADJUDICATION_REASONS,
+    SLATE_OFFICES,
     Adjudication,
     BallotStyle,
     Candidate,
@@ -113,6 +114,10 @@ def _reference_problems(doc: dict) -> list[Problem]:
                 problems.append(Problem(f"{at}.candidates[{k}].party", f"no party with id {cand['party']!r}"))
             if c.get("slate") and "running_mate" not in cand:
                 problems.append(Problem(f"{at}.candidates[{k}]", "a slate contest needs a running_mate for every candidate"))
+        if c.get("slate") and c.get("office") not in SLATE_OFFICES:
+            # The write-in slate clause follows the office: 31 KAR 6:030 Section 4(10) Governor, 4(11) President.
+            problems.append(Problem(f"{at}.office", "a slate contest needs office \"president\" (31 KAR 6:030 "
+                                                    "Section 4(11)) or \"governor\" (Section 4(10))"))
         options = len(c["candidates"]) + c.get("write_ins", 0)
         if c["vote_for"] > max(options, 1):
             problems.append(Problem(f"{at}.vote_for", f"vote_for {c['vote_for']} is more than the {options} option(s) on the ballot"))

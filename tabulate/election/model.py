@@ -98,6 +98,9 @@ OFFICES: tuple[str, ...] = (
     "president", "us_senate", "us_house", "governor", "secretary_of_state", "attorney_general",
     "auditor", "treasurer", "agriculture", "state_senate", "state_representative", "other",
 )
+#: The offices a slate contest may be for, each with its write-in clause: 31 KAR 6:030
+#: Section 4(11) (President and Vice President) and Section 4(10) (Governor and Lieutenant Governor).
+SLATE_OFFICES: tuple[str, ...] = ("president", "governor")
 
 
 @dataclass(frozen=True)

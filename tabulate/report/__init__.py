@@ -22,13 +22,21 @@ from .records import (
     ReportError,
 )
 from .results import results_csv, results_json, results_table
-from .rla import ARLO_CONTAINERS, MANIFEST_COLUMNS, arlo_ballot_manifest_csv, dominion_cvr_csv
+from .rla import (
+    ARLO_CONTAINERS,
+    ARLO_COUNTING_GROUPS,
+    MANIFEST_COLUMNS,
+    SetAsideSheet,
+    arlo_ballot_manifest_csv,
+    awaiting_review,
+    dominion_cvr_csv,
+)
 from .tally import BallotCounts, ContestCounts, ContestTally, Tally, WriteInCounts, tally_records
 
 __all__ = [
-    "ABSENTEE_VOTE_TYPES", "ARLO_CONTAINERS", "MANIFEST_COLUMNS", "NIST_COUNT_ITEM_TYPES", "REPORTED_VOTE_TYPES",
-    "VOTE_TYPE_LABELS", "BallotCounts", "BallotRecord", "ContestCounts", "ContestTally", "ReportError", "Tally",
-    "WriteInCounts", "arlo_ballot_manifest_csv", "cast_vote_record", "cast_vote_record_report", "dominion_cvr_csv",
+    "ABSENTEE_VOTE_TYPES", "ARLO_CONTAINERS", "ARLO_COUNTING_GROUPS", "MANIFEST_COLUMNS", "NIST_COUNT_ITEM_TYPES",
+    "REPORTED_VOTE_TYPES", "VOTE_TYPE_LABELS", "BallotCounts", "BallotRecord", "ContestCounts", "ContestTally",
+    "ReportError", "SetAsideSheet", "Tally", "WriteInCounts", "awaiting_review", "arlo_ballot_manifest_csv", "cast_vote_record", "cast_vote_record_report", "dominion_cvr_csv",
     "election_results_report", "results_csv", "results_json", "results_table", "tally_records",
     "unofficial_display", "unofficial_results", "unofficial_results_csv", "write_cast_vote_record_report",
     "write_in_threshold_met", "zero_file",

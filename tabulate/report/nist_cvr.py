@@ -339,6 +339,12 @@ def _sorted_unique(records: Iterable[BallotRecord]) -> list[BallotRecord]:
     return records
 
 
+def _provisional_note(records: list[BallotRecord]) -> str:
+    pending = sum(r.status == "needs_review" for r in records)
+    return (f"PROVISIONAL: {pending} sheet(s) await review; their CVRs hold the machine's reading "
+            "(Status needs-adjudication). " if pending else "")
+
+
 def _report_head(election: Election, records: list[BallotRecord], generated_at: datetime | None) -> dict:
     """Everything of the report but its CVRs."""
     report_types = ["originating-device-export"] + (["adjudicated"] if any(r.decided for r in records) else [])
@@ -356,7 +362,8 @@ def _report_head(election: Election, records: list[BallotRecord], generated_at: 
         "Party": [{"@id": f"party-{p.id}", "@type": _T + "Party", "Name": p.name, "Abbreviation": p.abbreviation}
                   for p in election.parties],
         "Election": [_election(election)],
-        "Notes": ("Vote type: the Code 'vote-type' of the ReportingDevice named by each CVR's CreatingDeviceId. "
+        "Notes": (_provisional_note(records)
+                  + "Vote type: the Code 'vote-type' of the ReportingDevice named by each CVR's CreatingDeviceId. "
                   f"MarkMetricValue: {MARK_METRIC}."),
     }
 

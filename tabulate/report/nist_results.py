@@ -169,6 +169,12 @@ def _ballot_styles(election: Election) -> list[dict]:
     return out
 
 
+def _provisional_note(tally: Tally) -> str:
+    pending = tally.ballot_counts().awaiting_review
+    return (f"PROVISIONAL: {pending} sheet(s) await review; their machine reading is counted here. "
+            if pending else "")
+
+
 def election_results_report(tally: Tally, *, generated_at: datetime | None = None,
                             status: str = "unofficial-partial", issuer_abbreviation: str = "KY",
                             is_test: bool = False) -> dict:
@@ -205,7 +211,8 @@ def election_results_report(tally: Tally, *, generated_at: datetime | None = Non
         "SequenceEnd": 1,
         "Status": status,
         "VendorApplicationId": f"ballot-tabulate {__version__}",
-        "Notes": "Vote types: " + ", ".join(f"{k} -> {v}" for k, v in NIST_COUNT_ITEM_TYPES.items()),
+        "Notes": _provisional_note(tally) + "Vote types: " + ", ".join(
+            f"{k} -> {v}" for k, v in NIST_COUNT_ITEM_TYPES.items()),
         "GpUnit": _gp_units(e),
         "Party": [{"@id": f"party-{p.id}", "@type": _T + "Party", "Name": _text(p.name),
                    "Abbreviation": _text(p.abbreviation)} for p in e.parties],

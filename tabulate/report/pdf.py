@@ -129,6 +129,18 @@ class Form:
             self.pdf.line(x, y, x + width, y)
             self.pdf.ln(0.34)
 
+    def checkboxes(self, items: Iterable[tuple[str, bool]]) -> None:
+        """A box per item, ticked where the value is True, for a person to confirm or complete."""
+        for text, ticked in items:
+            x, y = self.pdf.l_margin, self.pdf.get_y() + 0.04
+            self.pdf.rect(x, y, 0.14, 0.14)
+            if ticked:
+                self.pdf.line(x + 0.02, y + 0.08, x + 0.06, y + 0.12)
+                self.pdf.line(x + 0.06, y + 0.12, x + 0.13, y + 0.01)
+            self.pdf.set_x(x + 0.25)
+            self.pdf.multi_cell(0, 0.2, text, new_x="LMARGIN", new_y="NEXT")
+            self.pdf.ln(0.04)
+
     def signature_block(self, roles: Iterable[str]) -> None:
         """For each role a printed-name, party, signature and date line."""
         self.heading("Signatures")
@@ -147,6 +159,11 @@ class Form:
 
     def new_page(self) -> None:
         self.pdf.add_page()
+
+    def keep_together(self, height_in: float) -> None:
+        """Start a new page unless ``height_in`` inches still fit above the bottom margin."""
+        if self.pdf.get_y() + height_in > self.pdf.h - self.pdf.b_margin:
+            self.pdf.add_page()
 
     def to_bytes(self) -> bytes:
         return bytes(self.pdf.output())

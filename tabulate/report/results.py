@@ -22,7 +22,7 @@ RESULTS_CSV_COLUMNS: tuple[str, ...] = (
 )
 #: Values of the ``row`` column of `results_csv`.
 RESULTS_CSV_ROWS: tuple[str, ...] = (
-    "ballots_cast", "blank_ballots", "overvotes", "undervotes", "votes",
+    "sheets_awaiting_review", "ballots_cast", "blank_ballots", "overvotes", "undervotes", "votes",
     "write_in_resolved", "write_in_pending", "write_in_not_counted",
 )
 
@@ -120,10 +120,12 @@ def results_csv(tally: Tally) -> str:
     ``blank_ballots``, ``overvotes``, ``undervotes`` (option columns empty),
     then one ``votes`` row per option, then for each write-in line's votes
     ``write_in_resolved`` per declared candidate, ``write_in_pending`` and
-    ``write_in_not_counted``.
+    ``write_in_not_counted``. The first row, ``sheets_awaiting_review`` (other
+    columns empty), says how many sheets still await review: while it is not 0
+    the results are provisional.
     """
     e = tally.election
-    rows = []
+    rows: list[list] = [["", "", "", "", "", "sheets_awaiting_review", "", "", "", tally.ballot_counts().awaiting_review]]
     for ct in tally.contests:
         c = ct.contest
         for p, v, counts in ct.cells:
@@ -160,7 +162,9 @@ def results_table(tally: Tally, *, precinct_id: str | None = None) -> str:
     e = tally.election
     where = e.precinct(precinct_id).name if precinct_id else e.jurisdiction
     b = tally.ballot_counts(precinct_id)
-    lines = [f"{e.title} - {e.date} - {where}",
+    pending = tally.ballot_counts().awaiting_review
+    lines = ([f"PROVISIONAL: {pending} sheet(s) await review; their machine reading is counted here"] if pending
+             else []) + [f"{e.title} - {e.date} - {where}",
              f"Ballots counted: {b.counted}   blank: {b.blank}   awaiting review: {b.awaiting_review}",
              "Columns: " + ", ".join(f"{_SHORT[v]} = {VOTE_TYPE_LABELS[v]}" for v in VOTE_TYPES), ""]
     headers = [""] + [_SHORT[v] for v in VOTE_TYPES] + ["Total"]

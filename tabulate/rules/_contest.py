@@ -112,8 +112,11 @@ def _option_reasons(contest: Contest, option: ContestOption, mark: OptionMark, i
             why = ("a name on a federal write-in absentee ballot counts without a marked target (31 KAR 5:011 §2)"
                    if fwab and mark.scan != "marked" else "target marked and a name written")
             out.append(reason("marked_write_in", f"{why}: a person reads the name (31 KAR 6:030 §4)"))
-        elif mark.scan == "marked":
-            out.append(reason("marked_write_in", "write-in target marked but no name was seen in the write-in "
+        elif "marked" in (mark.scan, mark.hand) and not ink:
+            # Filled (the scanner's reading) or circled, checked, crossed (a hand count's, §3(1)): either
+            # way the voter chose the write-in line, and a person looks for the name the reader missed.
+            how = "filled" if mark.scan == "marked" else "marked as a hand count reads it (circled, X, check)"
+            out.append(reason("marked_write_in", f"write-in target {how} but no name was seen in the write-in "
                                                  "area: not a vote under §2(1)(b) unless a person finds a name"))
         elif ink and mark.scan == "unmarked":
             out.append(reason("unmarked_write_in", "a name is written but its target is not marked: not a vote "

@@ -10,7 +10,9 @@ from ._apply import MarksError
 from .types import MARK_CLASSES, BallotMarks, MarkClass, OptionMark
 
 _BALLOT_KEYS = {"id", "style", "precinct", "fwab", "marks"}
-_MARK_KEYS = {"scan", "hand", "write_in_ink", "score"}
+_MARK_KEYS = {"scan", "hand", "write_in_ink", "score", "write_in_name"}
+#: Longest write-in name a marks file may carry (a write-in area holds a name, not a letter).
+MAX_WRITE_IN_NAME = 200
 
 
 def parse_marks(election: Election, doc: Any, source: str = "marks") -> list[BallotMarks]:
@@ -126,22 +128,30 @@ def _mark(value: Any, at: str, problems: list[Problem], *, write_in: bool) -> Op
     hand = value.get("hand")
     if hand is not None and hand not in MARK_CLASSES:
         problems.append(Problem(f"{at}.hand", f"{hand!r} is not a mark class ({classes}) or null"))
-    ink = value.get("write_in_ink", False)
+    name = value.get("write_in_name")
+    if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > MAX_WRITE_IN_NAME):
+        problems.append(Problem(f"{at}.write_in_name", f"must be the name read, 1 to {MAX_WRITE_IN_NAME} characters"))
+    elif name is not None and not write_in:
+        problems.append(Problem(f"{at}.write_in_name", "only a write-in line has a write-in area"))
+    ink = value.get("write_in_ink", name is not None)  # a name read is ink in the write-in area
     if not isinstance(ink, bool):
         problems.append(Problem(f"{at}.write_in_ink", "must be true or false"))
     elif ink and not write_in:
         problems.append(Problem(f"{at}.write_in_ink", "only a write-in line has a write-in area"))
+    elif name is not None and not ink:
+        problems.append(Problem(f"{at}.write_in_ink", "a write-in name was read, so the write-in area has ink"))
     score = value.get("score")
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1):
         problems.append(Problem(f"{at}.score", f"{score!r} is not a fill score between 0 and 1"))
     if len(problems) > before:
         return None
-    return OptionMark(scan=scan, hand=hand, write_in_ink=ink, score=None if score is None else float(score))
+    return OptionMark(scan=scan, hand=hand, write_in_ink=ink, score=None if score is None else float(score),
+                      write_in_name=name)
 
 
 def mark_to_json(mark: OptionMark) -> str | dict:
     """One mark in the file format: the bare class when nothing else is known."""
-    if mark.hand is None and not mark.write_in_ink and mark.score is None:
+    if mark.hand is None and not mark.write_in_ink and mark.score is None and mark.write_in_name is None:
         return mark.scan
     out: dict[str, Any] = {"scan": mark.scan}
     if mark.hand is not None:
@@ -150,6 +160,8 @@ def mark_to_json(mark: OptionMark) -> str | dict:
         out["write_in_ink"] = True
     if mark.score is not None:
         out["score"] = mark.score
+    if mark.write_in_name is not None:
+        out["write_in_name"] = mark.write_in_name
     return out
 
 

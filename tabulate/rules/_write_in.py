@@ -69,7 +69,17 @@ def _filed(contest: Contest) -> list[_Filed]:
 
 
 def _slate_clause(contest: Contest) -> str:
-    return K.PRESIDENT_SLATE if "president" in contest.title.casefold() else K.GOVERNOR_SLATE
+    """The slate clause for the contest's office, never guessed from its title.
+
+    31 KAR 6:030 Section 4(10): "Writing in the surname of the candidate for Governor or the surname of the
+    candidate for Lieutenant Governor shall be sufficient to cast a write-in vote for the slate." Section
+    4(11): the same for President and Vice President. The election definition refuses a slate contest
+    whose ``office`` is neither.
+    """
+    clause = {"president": K.PRESIDENT_SLATE, "governor": K.GOVERNOR_SLATE}.get(contest.office or "")
+    if clause is None:  # the election loader refuses such a contest; a hand-built one is a bug
+        raise ValueError(f"slate contest {contest.id!r} has office {contest.office!r}, not president or governor")
+    return clause
 
 
 def resolve_write_in(name: str, contest: Contest, election: Election | None = None, *, fwab: bool = False,

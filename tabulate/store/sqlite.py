@@ -56,6 +56,14 @@ _LIVE = "('" + "','".join(LIVE_STATUSES) + "')"
 _CHUNK = 500
 
 
+def _batch_differences(batch: Batch, **given) -> list[str]:
+    """``"<what> <opened with>, this run <given>"`` for each detail a resumed batch would change."""
+    names = {"vote_type": "vote type", "precinct_id": "precinct", "tabulator": "tabulator", "operator": "operator"}
+    shown = lambda v: "none" if v is None else str(v)
+    return [f"{names[k]} {shown(getattr(batch, k))}, this run {shown(v)}"
+            for k, v in given.items() if getattr(batch, k) != v]
+
+
 class SQLiteStore(JournalMixin):
     """`tabulate.store.Store` over one SQLite file; open it with `open_sqlite`."""
 
@@ -135,13 +143,13 @@ class SQLiteStore(JournalMixin):
             row = db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE name = ?", (name,)).fetchone()
             if row is not None:
                 batch = self._batch(row)
-                if (batch.vote_type, batch.precinct_id) != (vote_type, precinct_id):
-                    raise BatchMismatchError(
-                        f"batch {name!r} was opened with vote type {batch.vote_type}"
-                        + (f" and precinct {batch.precinct_id}" if batch.precinct_id else " and no precinct")
-                        + f"; this run says {vote_type}" + (f" and precinct {precinct_id}" if precinct_id else
-                                                           " and no precinct")
-                        + "; use another batch name or the same settings")
+                differences = _batch_differences(batch, vote_type=vote_type, precinct_id=precinct_id,
+                                                 tabulator=tabulator, operator=operator)
+                if differences:
+                    # Resuming keeps the batch's details: a run that says otherwise is a mistake
+                    # (another tub under a reused name, a second station), never silently merged.
+                    raise BatchMismatchError(f"batch {name!r} was opened with {'; '.join(differences)}; "
+                                             "resume it with the same settings or use another batch name")
                 # ended_at says the last run went to the end; this one has not yet.
                 db.execute("UPDATE batches SET ended_at = NULL WHERE id = ?", (batch.id,))
                 self._append_event(db, "batch_resumed", actor=operator, batch_id=batch.id,

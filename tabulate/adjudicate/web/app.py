@@ -18,7 +18,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import schema
-from . import views_admin, views_auth, views_board, views_explain, views_images, views_queue, views_review
+from . import views_admin, views_audit, views_auth, views_board, views_explain, views_images, views_queue, views_review
 from .context import AppState
 
 #: The largest request body accepted: a review form is a few kB.
@@ -86,6 +86,7 @@ ROUTES = [
     Route("/admin/users/{name}/disable", views_admin.user_disable, methods=["POST"]),
     Route("/admin/users/{name}/enable", views_admin.user_enable, methods=["POST"]),
     Route("/admin/log", views_admin.log_page),
+    *views_audit.ROUTES,
     Route("/img/{sheet_id:int}/{side:int}.png", views_images.page_image),
     Route("/img/{sheet_id:int}/{side:int}/contest/{contest_id}.png", views_images.contest_image),
     Route("/img/{sheet_id:int}/{side:int}/area/{contest_id}/{option_id}/{area}.png", views_images.area_image),

@@ -24,6 +24,8 @@ def home_for(user: User) -> str:
         return "/queue"
     if user.may("users"):
         return "/admin/users"
+    if user.may("audit_count"):
+        return "/audit"
     return "/progress"
 
 
