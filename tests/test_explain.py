@@ -103,7 +103,7 @@ def test_explain_a_flagged_ballot_awaiting_review_gives_the_reason_in_words(env,
 def test_explain_a_set_aside_ballot_is_not_in_the_cvr(env, capsys):
     out = _explain(env, capsys, DAMAGED)
     assert "set aside, not counted: Style code unreadable" in out
-    assert "CVR:     not in the cast vote records" in out
+    assert "set aside with no votes" in out and "not in the NIST CVR" in out
 
 
 def test_explain_a_decided_ballot_shows_entries_the_disagreement_and_the_board_decision(env, capsys):
@@ -152,15 +152,16 @@ def test_counts_agree_across_status_results_unofficial_cvr_and_manifest_after_re
     assert (results["counted"], results["awaiting_review"]) == (status["counted"], status["needs_review"])
     assert (unofficial["counted"], unofficial["awaiting_review"]) == (status["counted"], status["needs_review"])
     live = status["counted"] + status["needs_review"]
-    assert len(nist) == len(dominion) == manifest == live
+    paper = live + status["rejected"]  # the Dominion CVR has a row for every sheet of paper, set aside or not
+    assert len(nist) == live and len(dominion) == manifest == paper
+    assert sum(r[7].startswith("set aside: ") for r in dominion) == status["rejected"]
     assert sum(any(s["Type"] == "modified" for s in c["CVRSnapshot"]) for c in nist) == status["decided"]
-    assert {r[4] for r in dominion} == {ballot_reference(r[2], int(r[3])) for r in dominion}
-    # explain names each ballot's place in the CVR as the export numbers it (Dominion CvrNumber).
-    assert explain_ballot(env.store, env.conn, int(DAMAGED)).cvr is None  # set aside, not yet entered by hand
-    for sheet_id in (MARGINAL, WRITE_IN, OVERVOTE, CLEAN):
+    # explain names each sheet's place in the CVR as the export numbers it (Dominion CvrNumber).
+    assert explain_ballot(env.store, env.conn, int(DAMAGED)).cvr["votes"] is False  # set aside, not entered yet
+    for sheet_id in (MARGINAL, WRITE_IN, OVERVOTE, CLEAN, DAMAGED):
         place = explain_ballot(env.store, env.conn, int(sheet_id)).cvr
         row = next(r for r in dominion if r[4] == place["imprinted_id"])
-        assert (int(row[0]), place["of"]) == (place["cvr_number"], live)
+        assert (int(row[0]), place["of"]) == (place["cvr_number"], paper)
 
 
 def test_status_text_uses_the_reason_words_and_says_a_sheet_may_have_several(env, capsys):

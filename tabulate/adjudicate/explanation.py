@@ -309,27 +309,25 @@ def _history(conn: sqlite3.Connection, sheet_id: str) -> tuple[HistoryItem, ...]
 
 
 def _cvr_place(store, conn, sheet) -> dict[str, Any] | None:
-    """Where the sheet's record sits in the CVR exports, in their order (tabulator, batch, position, id).
+    """Where the sheet's row sits in the Dominion CVR export: every sheet of paper (a set-aside one has a
+    row with no votes), by tabulator, batch and position; a duplicate is no paper and has none.
 
     Counted from the per-batch counts and this batch's sheets alone, not from
     every record, so a 40,000-ballot store explains a ballot as fast as a small one.
     """
-    decided = current_decisions(conn)
-
-    def live(s) -> bool:
-        return s.status in LIVE_STATUSES or str(s.id) in decided
-
-    if not live(sheet):
+    if sheet.status == "duplicate":
         return None
+    decided = current_decisions(conn)
     counts = adjudicated_counts(store, conn, store.batch_counts())
-    per_batch = {(c.batch.tabulator, c.batch.name): c.counted + c.needs_review for c in counts}
+    per_batch = {(c.batch.tabulator, c.batch.name): c.counted + c.needs_review + c.rejected for c in counts}
     here = (sheet.batch.tabulator, sheet.batch.name)
     before = sum(n for k, n in per_batch.items() if k < here)
     before += sum(1 for s in store.sheets(batch_id=sheet.batch.id)
-                  if live(s) and (s.position, s.ballot_id) < (sheet.position, sheet.ballot_id))
+                  if s.status != "duplicate" and s.position < sheet.position)
+    votes = sheet.status in LIVE_STATUSES or str(sheet.id) in decided
     return {"cvr_number": before + 1, "imprinted_id": ballot_reference(sheet.batch.name, sheet.position),
             "tabulator": sheet.batch.tabulator, "batch_id": sheet.batch.name, "record_id": sheet.position,
-            "nist_unique_id": sheet.ballot_id, "of": sum(per_batch.values())}
+            "nist_unique_id": sheet.ballot_id if votes else None, "votes": votes, "of": sum(per_batch.values())}
 
 
 def _outcome(sheet, decided: bool, in_cvr: bool) -> str:

@@ -93,10 +93,13 @@ def format_explanation(exp) -> str:
              f"  outcome: {exp.outcome}"]
     if exp.duplicate_of:
         lines.append(f"  duplicate of {exp.duplicate_of}")
-    if exp.cvr:
-        v = exp.cvr
+    v = exp.cvr
+    if v and v["votes"]:
         lines.append(f"  CVR:     record {v['cvr_number']} of {v['of']} (Dominion CvrNumber; ImprintedId "
                      f"\"{v['imprinted_id']}\"; NIST UniqueId {v['nist_unique_id'][:12]}…)")
+    elif v:
+        lines.append(f"  CVR:     row {v['cvr_number']} of {v['of']} of the Dominion CVR, set aside with no votes "
+                     f"(ImprintedId \"{v['imprinted_id']}\"); not in the NIST CVR")
     else:
         lines.append("  CVR:     not in the cast vote records")
     lines += ["", "Images"] + [f"  {i['page']}: {i['file']} (sha256 {i['sha256'][:12]})" for i in exp.images]
