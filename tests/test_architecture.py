@@ -28,9 +28,16 @@ def _lint_imports(root: Path) -> subprocess.CompletedProcess:
                           cwd=root, env=env, capture_output=True, text=True, timeout=300)
 
 
+def _skip(folder: str, names: list[str]) -> set[str]:
+    """Caches, and the review app's HTML and static files (not the `tabulate.templates` package)."""
+    skip = {n for n in names if n == "__pycache__" or n.endswith(".pyc")}
+    if Path(folder).name == "web":
+        skip |= {n for n in names if n in ("static", "templates")}
+    return skip
+
+
 def _copy_tree(dest: Path) -> None:
-    shutil.copytree(ROOT / "tabulate", dest / "tabulate",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "static", "templates"))
+    shutil.copytree(ROOT / "tabulate", dest / "tabulate", ignore=_skip)
     shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")
 
 

@@ -1,4 +1,9 @@
-"""The store keeps every sheet exactly once, refuses to mix elections, and its log detects tampering."""
+"""The store keeps every sheet exactly once, refuses to mix elections, and its log detects tampering.
+
+Every test runs on both backends: a SQLite file and a PostgreSQL database
+(tests/pg_server.py starts a server; those cases are skipped, saying why,
+only when none can start). A few tests are about one backend's own settings.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,9 @@ import copy
 import json
 import sqlite3
 
+import psycopg
 import pytest
+from pg_server import pg_url  # noqa: F401 - a fixture
 from test_scan_support import ELECTION_PATH
 
 from tabulate.election import parse_election
@@ -21,6 +28,7 @@ from tabulate.store import (
     SheetReason,
     Store,
     StoreError,
+    is_postgres_url,
     open_store,
     sheet_identity,
 )
@@ -38,9 +46,30 @@ def election(document):
     return parse_election(document)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def location(request, tmp_path) -> str:
+    """Where a new store goes: a SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    return request.getfixturevalue("pg_url")
+
+
+def only_on(store, backend: str) -> None:
+    if ("postgresql" if is_postgres_url(store.path) else "sqlite") != backend:
+        pytest.skip(f"a {backend} setting")
+
+
+def drop_log_triggers(store) -> None:
+    """What someone with direct access to the database could do."""
+    if is_postgres_url(store.path):
+        store._db.execute("DROP TRIGGER journal_no_change ON journal")
+    else:
+        store._db.execute("DROP TRIGGER journal_no_update")
+
+
 @pytest.fixture
-def store(tmp_path, election, document):
-    s = open_store(tmp_path / "store.db")
+def store(location, election, document):
+    s = open_store(location)
     s.bind_election(election, document)
     yield s
     s.close()
@@ -67,6 +96,7 @@ def outcome(position: int, pages: tuple[int, ...], *, status="counted", occurren
 
 
 def test_a_new_store_is_sqlite_in_wal_mode_with_foreign_keys_and_full_sync(store):
+    only_on(store, "sqlite")
     db = store._db
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
@@ -75,20 +105,20 @@ def test_a_new_store_is_sqlite_in_wal_mode_with_foreign_keys_and_full_sync(store
     assert isinstance(store, Store)
 
 
-def test_reopening_keeps_the_data_and_the_schema(tmp_path, store, election):
+def test_reopening_keeps_the_data_and_the_schema(location, store, election):
     store.open_batch("A", "election_day")
     store.close()
-    again = open_store(tmp_path / "store.db", create=False)
+    again = open_store(location, create=False)
     assert [b.name for b in again.batches()] == ["A"]
     assert again.election().hash == election.hash
     again.close()
 
 
-def test_a_store_from_a_newer_tabulate_is_refused(tmp_path, store):
+def test_a_store_from_a_newer_tabulate_is_refused(location, store):
     store._db.execute("UPDATE schema_version SET version = 99")
     store.close()
     with pytest.raises(StoreError, match="schema version is 99"):
-        open_store(tmp_path / "store.db")
+        open_store(location)
 
 
 def test_a_file_that_is_not_a_store_is_refused_in_one_line(tmp_path):
@@ -187,7 +217,7 @@ def test_the_same_content_twice_in_one_input_is_recorded_once_and_once_as_duplic
 def test_a_group_of_sheets_is_recorded_all_or_nothing(store):
     a = store.open_batch("A", "election_day")
     bad = outcome(2, (3, 4), status="lost")  # not a status: the database refuses it
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises((sqlite3.IntegrityError, psycopg.IntegrityError)):  # the database refuses it, either one
         store.record_sheets(a.id, [outcome(1, (1, 2)), bad])
     assert store.sheet_count(a.id) == 0
 
@@ -245,9 +275,10 @@ def test_the_readers_evidence_is_kept_for_every_read_sheet(store):
 
 def test_the_journal_refuses_edits_and_deletions(store):
     store.log("note", data={"text": "hello"})
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+    refused = sqlite3.DatabaseError if not is_postgres_url(store.path) else psycopg.Error
+    with pytest.raises(refused, match="append-only"):
         store._db.execute("UPDATE journal SET kind = 'other'")
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+    with pytest.raises(refused, match="append-only"):
         store._db.execute("DELETE FROM journal")
 
 
@@ -255,13 +286,14 @@ def test_the_journal_hash_chain_detects_an_edit(store):
     store.open_batch("A", "election_day", operator="kim")
     store.log("note", data={"text": "hello"})
     assert store.verify_events() == 3  # election bound, batch opened, note
-    store._db.execute("DROP TRIGGER journal_no_update")  # what someone editing the file could do
+    drop_log_triggers(store)
     store._db.execute("UPDATE journal SET actor = 'mallory' WHERE kind = 'batch_opened'")
     with pytest.raises(StoreError, match=r"entry 2 \(batch_opened\) does not match its hash"):
         store.verify_events()
 
 
 def test_a_full_disk_is_a_store_error_and_leaves_no_half_written_sheet(store):
+    only_on(store, "sqlite")
     a = store.open_batch("A", "election_day")
     pages = store._db.execute("PRAGMA page_count").fetchone()[0]
     store._db.execute(f"PRAGMA max_page_count = {pages}")  # the file may not grow: as good as a full disk

@@ -4,6 +4,7 @@
 `run_batch` reads them into a store and returns a `RunSummary`.
 """
 
+from .hotfolder import HotFolder
 from .interpret import Interpretation, Interpreter, interpret_sheet
 from .pages import PageLoadError, load_page
 from .pipeline import READER_CRASHED, READER_TIMED_OUT, RunSummary, run_batch
@@ -11,7 +12,7 @@ from .sources import MISSING_BACK, MISSING_FRONT, PageSource, ScanPlan, SheetSou
 from .worker import READER_FAILED
 
 __all__ = [
-    "MISSING_BACK", "MISSING_FRONT", "READER_CRASHED", "READER_FAILED", "READER_TIMED_OUT", "Interpretation",
-    "Interpreter", "PageLoadError", "PageSource", "RunSummary", "ScanPlan", "SheetSource", "SourceError", "interpret_sheet",
-    "load_page", "run_batch",
+    "HotFolder", "MISSING_BACK", "MISSING_FRONT", "READER_CRASHED", "READER_FAILED", "READER_TIMED_OUT",
+    "Interpretation", "Interpreter", "PageLoadError", "PageSource", "RunSummary", "ScanPlan", "SheetSource",
+    "SourceError", "interpret_sheet", "load_page", "run_batch",
 ]

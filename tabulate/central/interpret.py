@@ -61,7 +61,7 @@ def _reasons(reading) -> tuple[SheetReason, ...]:
     return tuple(SheetReason(p.reason_code, f"page {n}: {p.reason or ''}") for n, p in bad)
 
 
-def interpret_sheet(election: Election, pages: Sequence[bytes]) -> Interpretation:
+def interpret_sheet(election: Election, pages: Sequence[bytes], reader=None) -> Interpretation:
     """Read one sheet with `tabulate.detect` and apply `tabulate.rules`.
 
     A rejected reading gives a ``rejected`` outcome with the reader's reason
@@ -71,7 +71,7 @@ def interpret_sheet(election: Election, pages: Sequence[bytes]) -> Interpretatio
     from ..detect import read_sheet, sheet_marks
     from ..rules import MarksError, apply_rules, marks_to_dict
 
-    reading = read_sheet(election, list(pages))
+    reading = read_sheet(election, list(pages), reader=reader)
     evidence = _json(reading.to_dict())
     if not reading.ok:
         return Interpretation("rejected", _reasons(reading), reading.style_id, reading.precinct_id, evidence)
@@ -84,3 +84,15 @@ def interpret_sheet(election: Election, pages: Sequence[bytes]) -> Interpretatio
     status, reasons = votes_outcome(votes)
     return Interpretation(status, reasons, marks.style_id, marks.precinct_id, evidence,
                           _json(marks_to_dict(marks)), votes)
+
+
+@dataclass(frozen=True)
+class TemplateInterpreter:
+    """`interpret_sheet` with a template set (``tabulate scan --templates DIR``); picklable for the workers."""
+
+    folder: str
+
+    def __call__(self, election: Election, pages: Sequence[bytes]) -> Interpretation:
+        from ..templates import TemplateReader
+
+        return interpret_sheet(election, pages, reader=TemplateReader(self.folder))

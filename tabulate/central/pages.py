@@ -13,7 +13,7 @@ import mmap
 import os
 
 from ..core.errors import TabulateError
-from .sources import PageSource
+from .sources import PageSource, is_url, open_source
 
 #: A scanned page file larger than this is refused unread (a 600 DPI colour
 #: legal page as uncompressed TIFF is ~150 MB).
@@ -48,13 +48,22 @@ def unreadable_digest(page: PageSource) -> str:
     return sha256_hex(b"unreadable:" + page.label.encode("utf-8", "surrogateescape"))
 
 
+def _size(path: str) -> int:
+    if not is_url(path):
+        return os.stat(path.removeprefix("file://")).st_size
+    import fsspec
+
+    fs, where = fsspec.core.url_to_fs(path)
+    return int(fs.size(where))
+
+
 def _read_file(path: str) -> bytes:
     try:
-        size = os.stat(path).st_size
+        size = _size(path)
         if size > MAX_FILE_BYTES:
             raise PageLoadError(FILE_TOO_LARGE, f"{path} is {size / 2**20:.0f} MB, more than a scanned page "
                                 f"can be ({MAX_FILE_BYTES // 2**20} MB); not read")
-        with open(path, "rb") as f:
+        with open_source(path) as f:
             return f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise PageLoadError(FILE_UNREADABLE, f"cannot read {path}: {e.strerror or e}") from None

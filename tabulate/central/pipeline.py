@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from ..core.errors import TabulateError
 from ..election import Election
 from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, SheetReason, Store
+from .hotfolder import HotFolder
 from .interpret import Interpreter, interpret_sheet
 from .sources import ScanPlan, SheetSource
 from .worker import fingerprint, init_worker, ping, read_task
@@ -49,6 +50,7 @@ COMMIT_SECONDS = 0.5
 SHEET_TIMEOUT_S = 120.0
 #: How long a fresh reader process may take to start (imports, JIT cache) before the readers are unusable.
 START_TIMEOUT_S = 120.0
+_END = object()
 #: FOR TESTS ONLY, never in an election: a whole number N makes a run stop for good once it has
 #: committed N sheets (0: as soon as its readers are started), after writing `TEST_PAUSE_MARK`
 #: on stderr. A test then kills the process at a known point, whatever the machine's speed.
@@ -72,6 +74,8 @@ class RunSummary:
     by_reason: Counter = field(default_factory=Counter)
     seconds: float = 0.0
     ignored: tuple[str, ...] = ()
+    #: Pages of a hot folder left waiting for their other side when the watch stopped (not recorded).
+    waiting: tuple[str, ...] = ()
     complete: bool = False
     #: The batch's totals in the store after the run.
     totals: BatchCounts | None = None
@@ -144,6 +148,9 @@ class ReadersUnavailable(TabulateError, RuntimeError):
 class _Readers:
     """The worker pool, restartable after a reader crashes."""
 
+    #: Where to watch progress besides the bar (a Dask scheduler's dashboard; none for the pool).
+    dashboard: str | None = None
+
     def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float):
         self._ctx = _context()
         self._args = (election, interpreter, os.getpid())
@@ -200,14 +207,15 @@ def _test_pause(committed: int) -> None:
     threading.Event().wait()
 
 
-def _progress(total: int, batch: Batch, enabled: bool):
+def _progress(total: int | None, batch: Batch, enabled: bool):
     from tqdm import tqdm
 
     return tqdm(total=total, unit="sheet", desc=f"batch {batch.name}", file=sys.stderr, disable=not enabled,
                 dynamic_ncols=True, smoothing=0.05)
 
 
-def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *, workers: int | None = None,
+def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan | HotFolder, *,
+              workers: int | None = None, cluster: str | None = None,
               interpreter: Interpreter = interpret_sheet, progress: bool = False,
               commit_sheets: int = COMMIT_SHEETS, commit_seconds: float = COMMIT_SECONDS,
               sheet_timeout: float = SHEET_TIMEOUT_S) -> RunSummary:
@@ -218,9 +226,13 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
     store, election, batch
         An open store bound to ``election``, and the batch to fill (new or resumed).
     plan
-        The sheets, in feed order (`ScanPlan`).
+        The sheets, in feed order: a `ScanPlan`, or a `HotFolder` that yields
+        sheets as a scanner completes them (and ``None`` while nothing is ready).
     workers
         Reader processes (default: every core).
+    cluster
+        Read on a Dask cluster instead (``local:N`` or a scheduler address,
+        `tabulate.central.cluster`); the store is still written here alone.
     interpreter
         ``(election, pages) -> Interpretation``; the real reader by default.
     progress
@@ -233,13 +245,14 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
         batch is then closed in the store).
     """
     workers = max(1, workers or os.cpu_count() or 1)
-    summary = RunSummary(batch, ignored=tuple(plan.ignored))
+    summary = RunSummary(batch)
     started = time.monotonic()
     resume = store.sheet_count(batch.id) > 0
     occurrences = _Occurrences()
     pending: list[SheetOutcome] = []
     last_commit = time.monotonic()
-    bar = _progress(len(plan), batch, progress)
+    bar = _progress(len(plan) if isinstance(plan, ScanPlan) else None, batch, progress)
+    backlog = getattr(plan, "backlog", None) is not None
     pause_after = _test_pause_after()
     committed = 0  # sheets this run has handed to the store
 
@@ -250,8 +263,9 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
                 summary.add(rec)
             committed += len(pending)
             pending.clear()
+            extra = {"backlog": plan.backlog + len(window)} if backlog else {}
             bar.set_postfix(counted=summary.counted, review=summary.needs_review, rejected=summary.rejected,
-                            duplicate=summary.duplicate, refresh=False)
+                            duplicate=summary.duplicate, **extra, refresh=False)
         last_commit = time.monotonic()
         if pause_after is not None and committed >= pause_after:
             _test_pause(committed)
@@ -266,15 +280,27 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
         if due or len(pending) >= commit_sheets or time.monotonic() - last_commit >= commit_seconds:
             commit()
 
-    readers = _Readers(workers, election, interpreter, sheet_timeout)
+    if cluster is None:
+        readers = _Readers(workers, election, interpreter, sheet_timeout)
+    else:
+        from .cluster import DaskReaders
+
+        readers = DaskReaders(cluster, election, interpreter, sheet_timeout)
+        if progress and readers.dashboard:
+            print(f"tabulate: the cluster's progress: {readers.dashboard}", file=sys.stderr)
     window: deque = deque()
     sources = iter(plan)
-    depth = 4 * workers
+    depth = 4 * readers.workers
+    exhausted = False
 
     def feed() -> None:
-        while len(window) < depth:
-            sheet = next(sources, None)
-            if sheet is None:
+        nonlocal exhausted
+        while len(window) < depth and not exhausted:
+            sheet = next(sources, _END)
+            if sheet is _END:
+                exhausted = True
+                return
+            if sheet is None:  # a hot folder with nothing ready yet
                 return
             occurrence = identity = None
             if resume:  # fingerprint first: sheets already recorded are not read again
@@ -291,7 +317,13 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
         feed()
         if pause_after == 0:
             _test_pause(0)
-        while window:
+        while window or not exhausted:
+            if not window:  # a hot folder, waiting for the scanner: record what was read meanwhile
+                commit()
+                bar.refresh()
+                plan.wait()
+                feed()
+                continue
             sheet, occurrence, identity, future = window[0]
             try:
                 outcome = future.result(timeout=sheet_timeout)
@@ -317,7 +349,10 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan, *,
             readers.close()
             occurrences.close()
             bar.close()
-    store.close_batch(batch.id)
+    summary.ignored = tuple(plan.ignored)
+    summary.waiting = tuple(getattr(plan, "waiting", ()))
+    if not summary.waiting:  # pages waiting for their other side: the batch is not finished
+        store.close_batch(batch.id)
     summary.seconds = time.monotonic() - started
     summary.totals = next((c for c in store.batch_counts() if c.batch.id == batch.id), None)
     return summary

@@ -42,6 +42,8 @@ def format_summary(s: RunSummary) -> str:
                      f"{t.rejected} rejected, {t.duplicate} duplicates)")
     if s.ignored:
         lines.append(f"  ignored (not image files): {_shorten(s.ignored)}")
+    if s.waiting:
+        lines.append(f"  waiting for their other side (not recorded; the batch stays open): {_shorten(s.waiting)}")
     return "\n".join(lines)
 
 

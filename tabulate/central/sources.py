@@ -86,6 +86,47 @@ def _number(m: re.Match) -> str:
     return f"{len(digits):04d}{digits}"
 
 
+def is_url(path: str) -> bool:
+    """Whether ``path`` is a URL read through fsspec (``s3://bucket/scans``, ``memory://x``) not a local path."""
+    return "://" in path and not path.startswith("file://")
+
+
+def open_source(path: str):
+    """Open a page file for reading in binary: a local file, or a URL through fsspec (object storage)."""
+    if not is_url(path):
+        return open(path.removeprefix("file://"), "rb")
+    import fsspec
+
+    return fsspec.open(path, "rb").open()
+
+
+def _list_url(url: str, ignored: list[str]) -> tuple[str, list[str]] | None:
+    """A folder URL's image files (as `_list_folder` lists a local one); None if ``url`` is a single file."""
+    import fsspec
+
+    try:
+        fs, root = fsspec.core.url_to_fs(url)
+        if not fs.isdir(root):
+            if fs.isfile(root):
+                return None
+            raise SourceError(f"no such file or folder: {url}")
+        entries = fs.ls(root, detail=True)
+    except (OSError, ValueError, ImportError) as e:
+        raise SourceError(f"cannot list {url}: {e}") from None
+    folder = url.rstrip("/")
+    files = []
+    for entry in entries:
+        name = entry["name"].rstrip("/").rsplit("/", 1)[-1]
+        if name.startswith("."):
+            continue
+        if entry.get("type") == "file" and os.path.splitext(name)[1].lower() in IMAGE_SUFFIXES:
+            files.append(name)
+        else:
+            ignored.append(f"{folder}/{name}")
+    files.sort(key=natural_key)
+    return folder, files
+
+
 def tiff_page_count(path: str) -> int:
     """How many pages a classic TIFF file holds, from its page directory alone.
 
@@ -93,7 +134,7 @@ def tiff_page_count(path: str) -> int:
     will then reject that page with its own reason.
     """
     try:
-        with open(path, "rb") as f:
+        with open_source(path) as f:
             head = f.read(8)
             if head[:4] not in (b"II*\x00", b"MM\x00*"):
                 return 1
@@ -219,6 +260,26 @@ class _TiffGroup:
                     yield (PageSource(self.path, k),), MISSING_BACK
 
 
+def page_groups(folder: str, names: list[str], *, simplex: bool) -> list[_Group | _TiffGroup]:
+    """``names`` (in ``folder``, or full paths when it is empty) as pairing groups: runs of files, and each
+    multi-page TIFF on its own. Iterating a group gives ``(pages, missing)`` per sheet."""
+    groups: list[_Group | _TiffGroup] = []
+    run: list[str] = []
+    for name in names:
+        full = os.path.join(folder, name) if folder else name
+        n = tiff_page_count(full) if os.path.splitext(name)[1].lower() in _TIFF_SUFFIXES else 1
+        if n > 1:
+            if run:
+                groups.append(_Group(folder, run, simplex=simplex))
+                run = []
+            groups.append(_TiffGroup(full, n, simplex=simplex))
+        else:
+            run.append(name)
+    if run:
+        groups.append(_Group(folder, run, simplex=simplex))
+    return groups
+
+
 class ScanPlan:
     """The sheets a list of PATHS holds, in feed order; iterate it to get `SheetSource`s.
 
@@ -234,6 +295,15 @@ class ScanPlan:
         self._groups: list[_Group | _TiffGroup] = []
         loose: list[str] = []
         for p in paths:
+            if is_url(str(p)):
+                listed = _list_url(str(p), self.ignored)
+                if listed is None:
+                    loose.append(str(p))
+                else:
+                    self._add_files("", loose)
+                    loose = []
+                    self._add_files(*listed)
+                continue
             # Absolute, so that the store's record of each image still finds it
             # from another folder (the review app, an auditor).
             path = Path(os.path.abspath(p))
@@ -251,19 +321,7 @@ class ScanPlan:
         self._len = sum(len(g) for g in self._groups)
 
     def _add_files(self, folder: str, names: list[str]) -> None:
-        run: list[str] = []
-        for name in names:
-            full = os.path.join(folder, name) if folder else name
-            n = tiff_page_count(full) if os.path.splitext(name)[1].lower() in _TIFF_SUFFIXES else 1
-            if n > 1:
-                if run:
-                    self._groups.append(_Group(folder, run, simplex=self.simplex))
-                    run = []
-                self._groups.append(_TiffGroup(full, n, simplex=self.simplex))
-            else:
-                run.append(name)
-        if run:
-            self._groups.append(_Group(folder, run, simplex=self.simplex))
+        self._groups += page_groups(folder, names, simplex=self.simplex)
 
     def __len__(self) -> int:
         return self._len

@@ -21,6 +21,8 @@ def register(subparsers) -> None:
                               description=__doc__.split("\n\n")[0])
     p.add_argument("images", nargs="+", type=Path, help="page images; consecutive pages pair into sheets")
     p.add_argument("--election", required=True, type=Path, help="election.json")
+    p.add_argument("--templates", type=Path, metavar="DIR",
+                   help="read with a template set (ballots another vendor printed; `tabulate templates import`)")
     p.add_argument("--json", action="store_true", help="print one JSON document with every sheet's reading")
     p.add_argument("--annotate", type=Path, metavar="DIR",
                    help="write each page with its targets outlined (green marked, orange marginal, grey unmarked)")
@@ -52,8 +54,10 @@ def run(args) -> int:
     from ..detect.annotate import annotate_page
     from ..detect.read import pair_pages, read_file
     from ..election import load_election
+    from .templates import reader_for
 
     election = load_election(args.election)
+    reader = reader_for(args.templates)
     for path in args.images:
         if not path.exists():
             raise UsageError(f"no such image: {path}")
@@ -61,12 +65,12 @@ def run(args) -> int:
         args.annotate.mkdir(parents=True, exist_ok=True)
     pages = []
     for path in args.images:
-        for reading, image in read_file(election, path):
+        for reading, image in read_file(election, path, reader=reader):
             pages.append(reading)
             if args.annotate and image is not None:
                 name = f"{path.stem}{f'-{reading.index + 1}' if reading.index else ''}.png"
-                cv2.imwrite(str(args.annotate / name), annotate_page(election, image, reading))
-    sheets = [pair_pages(election, pages[i:i + 2]) for i in range(0, len(pages), 2)]
+                cv2.imwrite(str(args.annotate / name), annotate_page(election, image, reading, _layout(reader, reading)))
+    sheets = [pair_pages(election, pages[i:i + 2], reader=reader) for i in range(0, len(pages), 2)]
     if args.json:
         from ..detect.read import sheet_marks
         from ..rules import marks_to_dict
@@ -80,3 +84,11 @@ def run(args) -> int:
         for n, sheet in enumerate(sheets, 1):
             print("\n".join(_sheet_text(n, sheet)))
     return 0 if all(s.ok for s in sheets) else 1
+
+
+def _layout(reader, reading):
+    """The template page's layout for an annotation (None: our own layout)."""
+    if reader is None or not reading.ok:
+        return None
+    p = reader.tset.page_for(reading.style_id, reading.page)
+    return None if p is None else p.layout

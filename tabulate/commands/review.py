@@ -72,9 +72,18 @@ def register(subparsers) -> None:
     verify.set_defaults(func=run_log_verify)
 
 
+def _sqlite_only(db: str) -> None:
+    from ..store import is_postgres_url
+
+    if is_postgres_url(db):
+        raise UsageError("review, users and the adjudication log work on a SQLite store only so far; a "
+                         "PostgreSQL store serves scan, status and the reports (docs/scale.md)")
+
+
 def _connect(db: str, *, must_exist: bool = True):
     from ..adjudicate import schema
 
+    _sqlite_only(db)
     if must_exist and not Path(db).is_file():
         raise UsageError(f"no store at {db}")
     conn = schema.connect(db)
@@ -100,6 +109,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from ..adjudicate.web.app import create_app
     from ..store import StoreError, open_store
 
+    _sqlite_only(args.db)
     if not Path(args.db).is_file():
         raise UsageError(f"no store at {args.db}")
     try:

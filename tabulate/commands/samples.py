@@ -35,6 +35,9 @@ def register(subparsers) -> None:
                    help="voter mix: realistic (default), clean (well-filled ovals only) or stress (every mark kind)")
     m.add_argument("--scan-profile", choices=tuple(SCAN_PROFILES), default="default",
                    help="scanner: default, clean (square, noiseless) or rough")
+    m.add_argument("--family", choices=("boxes", "timing", "arrows"),
+                   help="ballots another vendor printed (issue #11): also writes their blank pages to "
+                        "OUT/blanks for `tabulate templates import`; --dpi and --bitonal-fraction are the design's")
     m.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; output is the same)")
     m.add_argument("--force", action="store_true", help="replace scans already in --out")
     m.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -57,6 +60,8 @@ def run_make(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: need at least one")
     election = load_election(args.election)
+    if args.family:
+        return _make_vendor(args, election)
     bar = tqdm(total=args.ballots, unit="sheet", file=sys.stderr, disable=True if args.quiet else None,
                desc="simulating")
     try:
@@ -70,4 +75,26 @@ def run_make(args: argparse.Namespace) -> int:
     review = sum(s["needs_review"] for s in doc["sheets"])
     print(f"wrote {args.ballots} sheets ({2 * args.ballots} images) and truth.json to {args.out}; "
           f"{review} should go to a person")
+    return 0
+
+
+def _make_vendor(args: argparse.Namespace, election) -> int:
+    from ..ballots.vendor import DESIGNS, VendorLayoutError
+    from ..ballots.vendor.write import write_vendor_samples
+    from ..election import PAPER_SIZES_IN
+
+    if PAPER_SIZES_IN[election.paper_size] != DESIGNS[args.family].paper_in:
+        raise UsageError(f"the {args.family} family is printed on {DESIGNS[args.family].paper_in[0]} x "
+                         f"{DESIGNS[args.family].paper_in[1]} in paper; {args.election} says {election.paper_size}")
+    if args.out.exists() and any(args.out.glob("sheet-*")) and not args.force:
+        raise UsageError(f"{args.out} already holds simulated scans; choose another folder or pass --force")
+    try:
+        doc = write_vendor_samples(election, args.family, args.out, args.ballots, args.seed,
+                                   population=args.population, scan_profile=args.scan_profile,
+                                   fmt=args.format)
+    except VendorLayoutError as e:
+        raise UsageError(str(e)) from None
+    review = sum(s["needs_review"] for s in doc["sheets"])
+    print(f"wrote {args.family} blanks to {args.out / 'blanks'}, {args.ballots} sheets and truth.json to "
+          f"{args.out}; {review} should go to a person")
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..election import VOTE_TYPES, Election, ElectionError, load_election
 from ..store import Store, StoreError, open_store
-from ..store.batch_lock import BatchLock
+from ..store.batch_lock import batch_lock
 from .errors import UsageError
 
 
@@ -20,9 +20,20 @@ def register(subparsers) -> None:
                     "on every core and record each one in the store: counted, needing review, or set aside "
                     "with a reason. Re-running a batch, or resuming one that was interrupted, adds only the "
                     "sheets not yet recorded.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders of them, in feed order")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="image files or folders of them, in feed order "
+                                                            "(or image URLs read through fsspec: s3://..., gs://...)")
+    p.add_argument("--watch", metavar="DIR", help="follow a scanner's hot folder: record each sheet once its pages "
+                                                  "are complete, until Ctrl-C or --until-idle")
+    p.add_argument("--until-idle", type=_seconds, metavar="SECONDS",
+                   help="with --watch: stop once nothing in the folder has changed for this long")
+    p.add_argument("--settle", type=_seconds, default=None, metavar="SECONDS",
+                   help="with --watch: how long a page file must stay unchanged to be taken (default: 2)")
+    p.add_argument("--cluster", metavar="local:N|tcp://HOST:PORT",
+                   help="read on a Dask cluster: local:N starts N local workers; tcp://... joins a running "
+                        "scheduler (docs/scale.md)")
     p.add_argument("--election", required=True, metavar="ELECTION.json", help="the election definition")
-    p.add_argument("--db", required=True, metavar="FILE", help="the store (a SQLite file; created if missing)")
+    p.add_argument("--db", required=True, metavar="FILE|URL",
+                   help="the store: a SQLite file (created if missing) or postgresql://user@host/dbname")
     p.add_argument("--batch", required=True, metavar="NAME", help="the batch's name (a tub, a box, a day)")
     p.add_argument("--vote-type", required=True, choices=VOTE_TYPES, metavar="TYPE",
                    help=f"the batch's vote type: {', '.join(VOTE_TYPES)}")
@@ -30,6 +41,8 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=_positive, metavar="N", help="reader processes (default: every core)")
     p.add_argument("--operator", metavar="NAME", help="who is scanning (kept in the event log)")
     p.add_argument("--tabulator", default="1", metavar="ID", help="the scanner or station (default: 1)")
+    p.add_argument("--templates", metavar="DIR",
+                   help="read with a template set (ballots another vendor printed; `tabulate templates import`)")
     p.add_argument("--simplex", action="store_true", help="each page is a sheet of its own (no back pages)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_scan)
@@ -50,6 +63,42 @@ def _positive(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return n
+
+
+def _seconds(text: str) -> float:
+    try:
+        n = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not n >= 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return n
+
+
+def _plan(args: argparse.Namespace):
+    """The sheets to read: a `ScanPlan` of PATHS, or a `HotFolder` with --watch."""
+    from ..central import HotFolder, ScanPlan, SourceError
+
+    if args.watch is None:
+        if args.until_idle is not None or args.settle is not None:
+            raise UsageError("--until-idle and --settle go with --watch DIR")
+        if not args.paths:
+            raise UsageError("name the scanned images (PATH...) or a hot folder to follow (--watch DIR)")
+        try:
+            plan = ScanPlan(args.paths, simplex=args.simplex)
+        except (SourceError, OSError) as e:
+            raise UsageError(str(e)) from None
+        if len(plan) == 0:
+            raise UsageError("no scanned pages in " + ", ".join(args.paths) + (
+                f" ({len(plan.ignored)} file(s) without an image suffix ignored)" if plan.ignored else ""))
+        return plan
+    if args.paths:
+        raise UsageError("--watch DIR follows one folder; give no other PATH")
+    settle = {} if args.settle is None else {"settle": args.settle}
+    try:
+        return HotFolder(args.watch, simplex=args.simplex, until_idle=args.until_idle, **settle)
+    except OSError as e:
+        raise UsageError(str(e)) from None
 
 
 def load_election_one_line(path: str) -> tuple[Election, dict]:
@@ -78,7 +127,8 @@ def open_bound_store(db: str, election: Election, document: dict) -> Store:
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    from ..central import ScanPlan, SourceError, run_batch
+    from ..central import run_batch
+    from ..central.cluster import ClusterError
     from ..central.pipeline import ReadersUnavailable
     from ..central.report import format_summary
 
@@ -87,15 +137,18 @@ def run_scan(args: argparse.Namespace) -> int:
         raise UsageError(f"no precinct {args.precinct!r} in {args.election}")
     if not args.batch.strip():
         raise UsageError("the batch needs a name")
-    try:
-        plan = ScanPlan(args.paths, simplex=args.simplex)
-    except (SourceError, OSError) as e:
-        raise UsageError(str(e)) from None
-    if len(plan) == 0:
-        raise UsageError("no scanned pages in " + ", ".join(args.paths)
-                         + (f" ({len(plan.ignored)} file(s) without an image suffix ignored)" if plan.ignored else ""))
+    if args.cluster is not None and not args.cluster.startswith(("local:", "tcp://", "tls://")):
+        raise UsageError(f"--cluster {args.cluster!r}: give local:N or a scheduler address tcp://HOST:PORT")
+    plan = _plan(args)
+    interpreter = {}
+    if args.templates:
+        from ..central.interpret import TemplateInterpreter
+        from .templates import reader_for
+
+        reader_for(Path(args.templates))  # one line now if the folder is not a template set
+        interpreter = {"interpreter": TemplateInterpreter(str(Path(args.templates).resolve()))}
     store = open_bound_store(args.db, election, document)
-    lock = BatchLock(args.db, args.batch)
+    lock = batch_lock(args.db, store, args.batch)
     try:
         try:
             lock.acquire()  # before the batch is opened: a refused scan changes nothing
@@ -104,12 +157,14 @@ def run_scan(args: argparse.Namespace) -> int:
         except StoreError as e:
             raise UsageError(str(e)) from None
         try:
-            summary = run_batch(store, election, batch, plan, workers=args.workers,
-                                progress=not args.no_progress)
+            summary = run_batch(store, election, batch, plan, workers=args.workers, cluster=args.cluster,
+                                progress=not args.no_progress, **interpreter)
         except KeyboardInterrupt:
             print(f"tabulate: interrupted; the sheets read so far are recorded. Run the same command again "
                   f"to finish batch {args.batch!r}.", file=sys.stderr)
             return 130
+        except ClusterError as e:
+            raise UsageError(str(e)) from None
         except ReadersUnavailable as e:
             print(f"tabulate: {e}; the sheets read so far are recorded", file=sys.stderr)
             return 1

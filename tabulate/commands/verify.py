@@ -53,7 +53,11 @@ def register(subparsers) -> None:
 
 def _open(db: str):
     from ..adjudicate.schema import connect
-    from ..store import StoreError, open_store
+    from ..store import StoreError, is_postgres_url, open_store
+
+    if is_postgres_url(db):
+        raise UsageError("tabulate verify reads adjudication's tables, which are on SQLite only so far; on a "
+                         "PostgreSQL store the reports verify its journal and sealed rows (docs/scale.md)")
 
     try:
         store = open_store(db, create=False)

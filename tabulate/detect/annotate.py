@@ -7,7 +7,7 @@ import math
 import cv2
 import numpy as np
 
-from ..election.layout import layout_style
+from ..election.layout import PageLayout, layout_style
 from ..election.model import Election
 from .reading import PageReading
 
@@ -23,8 +23,12 @@ def _outline_in(shape: str, x: float, y: float, w: float, h: float) -> np.ndarra
     return np.array([(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
 
 
-def annotate_page(election: Election, image: np.ndarray, reading: PageReading) -> np.ndarray:
-    """A BGR copy of ``image`` with the reading drawn on it (a rejected page: its reason)."""
+def annotate_page(election: Election, image: np.ndarray, reading: PageReading, layout: PageLayout | None = None
+                  ) -> np.ndarray:
+    """A BGR copy of ``image`` with the reading drawn on it (a rejected page: its reason).
+
+    ``layout`` is the page's layout when it is not our own (a template set's page).
+    """
     out = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     scale = max(0.4, image.shape[1] / 2400)
     if not reading.ok:
@@ -34,7 +38,7 @@ def annotate_page(election: Election, image: np.ndarray, reading: PageReading) -
                     0.7 * scale, REJECTED, 1, cv2.LINE_AA)
         return out
     a = np.array(reading.transform).reshape(2, 3)
-    layout = layout_style(election, reading.style_id).pages[reading.page - 1]
+    layout = layout or layout_style(election, reading.style_id).pages[reading.page - 1]
     for t, r in zip(layout.targets, reading.targets):
         b = t.bounds
         pts = _outline_in(t.shape, b.x, b.y, b.w, b.h)

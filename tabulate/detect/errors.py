@@ -30,6 +30,8 @@ REASON_CODES: dict[str, str] = {
     "unknown_style": "the style code names a ballot style this election does not have",
     "unknown_precinct": "the style code names a precinct this election does not have",
     "precinct_not_in_style": "the style code's precinct is not served by its ballot style",
+    "no_template_match": "the page matches no page of the template set (and carries no code it maps)",
+    "template_ambiguous": "the page matches two template pages about equally and carries no code to tell them apart",
     "internal_error": "a bug in the reader (reported, never a reading)",
     # sheet level
     "missing_page": "a sheet needs both sides and only one was given",

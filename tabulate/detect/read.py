@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -62,7 +62,8 @@ def read_image(election: Election, image: np.ndarray, *, source: str = "<array>"
         return _rejected(base, ReadError("internal_error", f"reader error {type(e).__name__}: {e}"), timings)
 
 
-def _file_pages(election: Election, source) -> list[tuple[dict, object]]:
+def _file_pages(election: Election, source, paper_in: tuple[float, float] | None = None
+                ) -> list[tuple[dict, object]]:
     """(base fields, decoded image or ReadError) for each page of one source."""
     name = source if isinstance(source, str) else ("<bytes>" if isinstance(source, (bytes, bytearray)) else str(source))
     try:
@@ -79,7 +80,7 @@ def _file_pages(election: Election, source) -> list[tuple[dict, object]]:
     except Exception as e:
         return [({"source": name, "index": 0, "digest": digest}, ReadError("corrupt_image", f"damaged header: {e}"))]
     out = []
-    paper = PAPER_SIZES_IN[election.paper_size]
+    paper = paper_in or PAPER_SIZES_IN[election.paper_size]
     for h in heads:
         base = {"source": name, "index": h.index, "digest": digest}
         t0 = time.perf_counter()
@@ -94,29 +95,52 @@ def _file_pages(election: Election, source) -> list[tuple[dict, object]]:
     return out
 
 
-def read_file(election: Election, source, *,
-              settings: ReadSettings = DEFAULT_SETTINGS) -> list[tuple[PageReading, np.ndarray | None]]:
-    """Each page of one file: its reading and its decoded image (None if it did not decode)."""
+class PageReader(Protocol):
+    """Another way to read decoded pages (a template set, `tabulate.templates.TemplateReader`).
+
+    ``read_image`` has `read_image`'s signature without the election's own
+    layout; ``page_targets`` says how many targets a style's page has (for a
+    one-sided sheet); ``paper_in`` is the paper size its pages are checked against.
+    """
+
+    paper_in: tuple[float, float]
+
+    def read_image(self, election: Election, image: np.ndarray, **base) -> PageReading: ...
+
+    def page_targets(self, election: Election, style_id: str, page: int) -> int: ...
+
+
+def read_file(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS,
+              reader: PageReader | None = None) -> list[tuple[PageReading, np.ndarray | None]]:
+    """Each page of one file: its reading and its decoded image (None if it did not decode).
+
+    ``reader`` reads the decoded pages instead of our own layout's reader.
+    """
     out = []
-    for base, item in _file_pages(election, source):
+    for base, item in _file_pages(election, source, reader.paper_in if reader else None):
         if isinstance(item, ReadError):
             out.append((PageReading(**base, reason_code=item.code, reason=item.reason), None))
+        elif reader is not None:
+            out.append((reader.read_image(election, item, settings=settings, **base), item))
         else:
             out.append((read_image(election, item, settings=settings, **base), item))
     return out
 
 
-def read_pages(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS) -> list[PageReading]:
+def read_pages(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS,
+               reader: PageReader | None = None) -> list[PageReading]:
     """Read every page of one file (a multi-page TIFF has several), never raising."""
-    return [r for r, _img in read_file(election, source, settings=settings)]
+    return [r for r, _img in read_file(election, source, settings=settings, reader=reader)]
 
 
-def read_page(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS) -> PageReading:
+def read_page(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS,
+              reader: PageReader | None = None) -> PageReading:
     """Read the first page of a file (a path or bytes)."""
-    return read_pages(election, source, settings=settings)[0]
+    return read_pages(election, source, settings=settings, reader=reader)[0]
 
 
-def read_sheet(election: Election, sources, *, settings: ReadSettings = DEFAULT_SETTINGS) -> SheetReading:
+def read_sheet(election: Election, sources, *, settings: ReadSettings = DEFAULT_SETTINGS,
+               reader: PageReader | None = None) -> SheetReading:
     """Read one sheet from 1-2 sources (paths or bytes) holding its two pages, in either order.
 
     A two-page TIFF may hold both sides. A single page is accepted only when
@@ -126,8 +150,8 @@ def read_sheet(election: Election, sources, *, settings: ReadSettings = DEFAULT_
         sources = [sources]
     pages: list[PageReading] = []
     for s in sources:
-        pages.extend(read_pages(election, s, settings=settings))
-    return pair_pages(election, pages)
+        pages.extend(read_pages(election, s, settings=settings, reader=reader))
+    return pair_pages(election, pages, reader=reader)
 
 
 def _ballot_id(pages: Sequence[PageReading]) -> str:
@@ -137,7 +161,7 @@ def _ballot_id(pages: Sequence[PageReading]) -> str:
     return h.hexdigest()[:20]
 
 
-def pair_pages(election: Election, pages: Sequence[PageReading]) -> SheetReading:
+def pair_pages(election: Election, pages: Sequence[PageReading], *, reader: PageReader | None = None) -> SheetReading:
     """Check that readings are the front and back of one ballot and order them front first."""
     pages = tuple(pages)
     bid = _ballot_id(pages)
@@ -155,7 +179,7 @@ def pair_pages(election: Election, pages: Sequence[PageReading]) -> SheetReading
                                                  + f": {p.reason}" for p in bad))
     if len(pages) == 1:
         p = pages[0]
-        other = _page_targets(election, p.style_id, 3 - p.page)
+        other = (reader.page_targets if reader else _page_targets)(election, p.style_id, 3 - p.page)
         if other:
             return reject("missing_page", f"only page {p.page} of the sheet was given; page {3 - p.page} of "
                           f"style {p.style_id} has {other} targets")

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..election.model import Election
+from ..election.model import Election, Thresholds
 from ..kernels import F, score_targets
 from ..kernels.points import offsets_by_distance
 from .classify import hand_classes, page_floor, scan_class
@@ -14,7 +14,7 @@ from .reading import TargetReading
 from .register import Registration
 from .settings import ReadSettings
 from .streaks import streak_columns, widened
-from .template import AREA_PRINT_MARGIN_IN, dpi_class, page_template
+from .template import AREA_PRINT_MARGIN_IN, PageTemplate, dpi_class, page_template
 
 
 @lru_cache(maxsize=16)
@@ -23,13 +23,14 @@ def _offsets(radius_px: int) -> np.ndarray:
 
 
 def page_features(election: Election, image: np.ndarray, reg: Registration, style_id: str, page: int,
-                  settings: ReadSettings, streaks: np.ndarray | None = None):
+                  settings: ReadSettings, streaks: np.ndarray | None = None, tpl: PageTemplate | None = None):
     """(template, features array) for one page: the kernel's row per target.
 
     ``streaks`` (a bool per image column, `streak_columns`) is found here when not given.
+    ``tpl`` replaces our own layout's sample points (a template set's page, `tabulate.templates`).
     """
     dpi = dpi_class(reg.px_per_in)
-    tpl = page_template(election, style_id, page, dpi)
+    tpl = tpl or page_template(election, style_id, page, dpi)
     radius = max(1, int(round(settings.search_in * reg.px_per_in)))
     if streaks is None:
         streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
@@ -41,8 +42,8 @@ def page_features(election: Election, image: np.ndarray, reg: Registration, styl
 
 
 def score_page(election: Election, image: np.ndarray, reg: Registration, style_id: str, page: int,
-               settings: ReadSettings, streaks: np.ndarray | None = None
-               ) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
+               settings: ReadSettings, streaks: np.ndarray | None = None, *, tpl: PageTemplate | None = None,
+               thresholds: Thresholds | None = None) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
     """Every target's reading and the page's flags.
 
     A page whose printed outlines are hardly seen (median outline match below
@@ -50,10 +51,10 @@ def score_page(election: Election, image: np.ndarray, reg: Registration, style_i
     lines out) is flagged ``outlines_faint``; its marks are still read at the
     registered positions, where the local search has nothing to move to.
     """
-    tpl, feats = page_features(election, image, reg, style_id, page, settings, streaks)
+    tpl, feats = page_features(election, image, reg, style_id, page, settings, streaks, tpl)
     targets = tpl.targets
     faint = len(targets) > 0 and float(np.median(feats[:, F["match"]])) < settings.min_match
-    th = election.thresholds
+    th = thresholds or election.thresholds
     rows = feats.tolist()  # plain floats: indexing a numpy row per feature costs more than the kernel
     hands = hand_classes(rows, [t.contest_id for t in targets], [t.kind for t in targets], th, settings)
     floor = page_floor(rows, th, settings)

@@ -30,14 +30,23 @@ from .base import (
 )
 
 
+def is_postgres_url(location: str | Path) -> bool:
+    """Whether ``location`` names a PostgreSQL store (``postgresql://user@host/dbname``) rather than a file."""
+    return str(location).startswith(("postgresql://", "postgres://"))
+
+
 def open_store(location: str | Path, *, create: bool = True) -> Store:
-    """Open the store at ``location`` (a SQLite file path).
+    """Open the store at ``location``: a SQLite file path, or ``postgresql://user@host/dbname``.
 
     ``create=False`` refuses to create a new store (for commands that only read).
     """
     text = str(location)
+    if is_postgres_url(text):
+        from .postgres import open_postgres
+
+        return open_postgres(text, create=create)
     if "://" in text:
-        raise StoreError(f"{text}: only SQLite files are supported as stores so far")
+        raise StoreError(f"{text}: a store is a SQLite file or a postgresql:// URL")
     from .sqlite import open_sqlite
 
     return open_sqlite(location, create=create)
@@ -46,5 +55,5 @@ def open_store(location: str | Path, *, create: bool = True) -> Store:
 __all__ = [
     "DUPLICATE_SHEET", "LIVE_STATUSES", "PAGE_ALREADY_SCANNED", "SHEET_STATUSES", "Batch", "BatchCounts",
     "BatchMismatchError", "ElectionMismatchError", "Event", "PageImage", "Recorded", "SheetOutcome",
-    "SheetReason", "Store", "StoreError", "StoredSheet", "open_store", "sheet_identity",
+    "SheetReason", "Store", "StoreError", "StoredSheet", "is_postgres_url", "open_store", "sheet_identity",
 ]

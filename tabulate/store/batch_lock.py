@@ -91,3 +91,38 @@ class BatchLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+class PgBatchLock:
+    """`BatchLock` for a PostgreSQL store: a session advisory lock on the store's own connection.
+
+    The server drops it when the connection ends, however the scan ends (as the
+    kernel drops an OS lock), and it keeps out scans on other machines too.
+    """
+
+    def __init__(self, store, batch_name: str):
+        self._conn = store._db.raw
+        self.batch_name = batch_name
+        # The offset's 56 bits, as a positive bigint key (the lock key space is 64-bit signed).
+        self._key = _offset(batch_name)
+        self._held = False
+
+    def acquire(self) -> None:
+        if self._held:
+            return
+        if not self._conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,)).fetchone()[0]:
+            raise BatchBusyError(f"batch {self.batch_name!r} is being scanned by another process right now; "
+                                 "wait for that scan to finish, or scan these sheets into another batch")
+        self._held = True
+
+    def release(self) -> None:
+        if self._held and not self._conn.closed:
+            self._conn.execute("SELECT pg_advisory_unlock(%s)", (self._key,))
+        self._held = False
+
+
+def batch_lock(db: str | Path, store, batch_name: str) -> BatchLock | PgBatchLock:
+    """The scan lock for one batch of the store at ``db`` (a file lock, or a PostgreSQL advisory lock)."""
+    if str(db).startswith(("postgresql://", "postgres://")):
+        return PgBatchLock(store, batch_name)
+    return BatchLock(db, batch_name)

@@ -1,0 +1,143 @@
+"""Accuracy of reading ballots we did not print, through template sets (issue #11); prints a table.
+
+    python benchmarks/templates_accuracy.py --family boxes --sheets 2000 --workers 2
+
+The family's blank pages are drawn (`tabulate.ballots.vendor`), imported into
+a template set exactly as ``tabulate templates import`` does, and then
+simulated voted sheets of that family are read with the set and compared
+with the simulator's truth, with the same measures as ``benchmarks/accuracy.py``
+(sheets alternate between the "stress" and "realistic" voters, one in four
+with the "rough" scanner). On top of those: every page identified (and the
+right style), counting separately the pages whose code was scratched out
+and that had to be identified by matching.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from accuracy import Accuracy  # noqa: E402
+
+from tabulate.ballots.vendor import simulate_vendor_sheet  # noqa: E402
+from tabulate.ballots.vendor.sheets import ballot  # noqa: E402
+from tabulate.ballots.vendor.write import write_blanks  # noqa: E402
+from tabulate.detect import pair_pages  # noqa: E402
+from tabulate.election import load_election, parse_election  # noqa: E402
+from tabulate.templates import TemplateReader, import_templates  # noqa: E402
+
+SAMPLE = ROOT / "samples" / "general" / "election.json"
+_STATE: dict = {}
+
+
+def family_election(family: str):
+    """The sample general election; on legal paper with arrows for the ``arrows`` family."""
+    doc = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    if family == "arrows":
+        doc.update(paper_size="legal", target_shape="arrow")
+    return parse_election(doc) if family == "arrows" else load_election(SAMPLE)
+
+
+def _init(family: str, folder: str) -> None:
+    _STATE.update(family=family, election=family_election(family), reader=TemplateReader(folder))
+
+
+def _seen(img, image_truth, target, bitonal: bool, turns: int) -> bool:
+    """Whether ink is left inside a target of a bitonal page (by the simulator's own transform)."""
+    if not bitonal or turns:
+        return True
+    m = np.array(image_truth["transform"]["page_to_image"])
+    (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
+    u, v = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
+    inside = u ** 2 + v ** 2 <= 1.0
+    pts = np.column_stack([cx + a * u[inside], cy + b * v[inside], np.ones(inside.sum())]) @ m.T
+    c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
+    r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
+    return bool((img[r, c] < 128).sum() >= 2)
+
+
+def read_one(args: tuple) -> dict:
+    k, seed = args
+    e, family, reader = _STATE["election"], _STATE["family"], _STATE["reader"]
+    population = ("stress", "realistic")[k % 2]
+    profile = "rough" if k % 4 == 3 else "default"
+    images, truth = simulate_vendor_sheet(e, family, k, seed, population=population, scan_profile=profile)
+    t0 = time.perf_counter()
+    pages = [reader.read_image(e, img, source=f"sheet{k}-{i}") for i, img in enumerate(images)]
+    seconds = time.perf_counter() - t0
+    sheet = pair_pages(e, pages, reader=reader)
+    tt = {(t["contest"], t["option"]): t for t in truth["targets"]}
+    layout = ballot(e, truth["style"], family)
+    where = {(t.contest_id, t.option_id): t for p in layout.pages for t in p.targets}
+    targets = []
+    for i, p in enumerate(pages):
+        it = truth["images"][i]
+        for t in p.targets:
+            x = tt.get((t.contest_id, t.option_id))
+            kind = x["kind"] if x else "none"
+            seen = _seen(images[i], it, where[(t.contest_id, t.option_id)], it["bitonal"],
+                         truth["vendor"]["quarter_turns"])
+            targets.append((kind, it["bitonal"], truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen))
+    flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
+    scratched = truth["vendor"]["code_scratched"]
+    ident = [(it["page"] in scratched, p.ok and p.style_id == truth["style"] and p.page == it["page"],
+              p.reason_code) for it, p in zip(truth["images"], pages)]
+    return {"k": k, "ok": sheet.ok, "reason": sheet.reason_code, "detail": sheet.reason, "targets": targets,
+            "needs_review": truth["needs_review"], "flagged": flagged, "profile": profile,
+            "rejected_kinds": [t["kind"] for t in truth["targets"]] if not sheet.ok else [], "ident": ident,
+            "seconds": seconds}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--family", choices=("boxes", "timing", "arrows"), required=True)
+    ap.add_argument("--sheets", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--workers", type=int, default=1)
+    args = ap.parse_args(argv)
+    election = family_election(args.family)
+    with tempfile.TemporaryDirectory() as tmp:
+        blanks = write_blanks(election, args.family, Path(tmp) / "blanks")
+        t0 = time.perf_counter()
+        tset = import_templates(election, blanks, Path(tmp) / "set")
+        print(f"imported {len(tset.pages)} pages in {time.perf_counter() - t0:.1f} s; blank level "
+              f"{tset.blank_level:.3f}; thresholds {tset.marginal:.3f} / {tset.definite:.3f}")
+        acc, ids, secs = Accuracy(), [], []
+        jobs = [(k, args.seed) for k in range(args.sheets)]
+        t0 = time.perf_counter()
+        if args.workers > 1:
+            with Pool(args.workers, initializer=_init, initargs=(args.family, str(Path(tmp) / "set"))) as pool:
+                results = list(pool.imap_unordered(read_one, jobs, chunksize=4))
+        else:
+            _init(args.family, str(Path(tmp) / "set"))
+            results = [read_one(j) for j in jobs]
+        wall = time.perf_counter() - t0
+    for r in sorted(results, key=lambda r: r["k"]):
+        acc.add(r)
+        ids.extend(r["ident"])
+        secs.append(r["seconds"])
+    print(acc.table())
+    scratched = [i for i in ids if i[0]]
+    print(f"pages identified (right style and page) {sum(i[1] for i in ids)}/{len(ids)}; "
+          f"code scratched out: {sum(i[1] for i in scratched)}/{len(scratched)} identified by matching")
+    for s, ok, reason in ids:
+        if not ok:
+            print(f"  not identified: scratched={s} {reason}")
+    print(f"read time per sheet (after decoding, both pages): median {1e3 * float(np.median(secs)):.0f} ms; "
+          f"wall {wall:.0f} s for {args.sheets} sheets with {args.workers} workers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

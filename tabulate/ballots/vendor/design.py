@@ -1,0 +1,74 @@
+"""The three vendor-style ballot designs the test material is drawn in (issue #11).
+
+These are *other vendors'* conventions, written from scratch so that nothing
+here shares code with our own layout (`tabulate.election.layout`) or renderer
+(`tabulate.ballots.render`): the template import must find every target from
+the pixels alone, as it must on a county's real ballots.
+
+* ``boxes`` — contests in boxes with thick rules, outline ovals left of the
+  names, an instruction column with pictures of filled and empty ovals, and
+  a QR code with a vendor payload in the bottom-left corner. 300 DPI, grey.
+* ``timing`` — timing marks down both long edges and across the top; ovals
+  sit on the timing-mark grid; the style is a pattern of filled and empty
+  marks in the bottom row; no QR code. 200 DPI, bitonal.
+* ``arrows`` — connect-the-arrow targets (rectangles for questions) on legal
+  paper (8.5 x 14 in), contests in columns under headings with no boxes.
+  200 DPI, grey.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FAMILIES = ("boxes", "timing", "arrows")
+
+
+@dataclass(frozen=True)
+class Design:
+    """One vendor design: paper, scan resolution and target geometry (inches)."""
+
+    family: str
+    paper_in: tuple[float, float]
+    dpi: int
+    bitonal: bool
+    #: Contest columns: (left edge, width), page inches.
+    columns: tuple[tuple[float, float], ...]
+    top_in: float
+    bottom_in: float
+    target: tuple[float, float]  # w, h of an oval or a rectangle; for an arrow, its gap
+    outline_in: float
+    row_in: float
+    write_in_row_in: float
+    #: The vendor's code: "qr" (bottom-left QR symbol) or "timing" (bottom row of timing marks).
+    code: str
+
+
+#: Timing-mark grid of the ``timing`` family: marks every `TIMING_PITCH_IN` down both long edges
+#: and across the top; the bottom row carries the style code.
+TIMING_PITCH_IN = 0.25
+TIMING_MARK_IN = (0.18, 0.07)  # w, h of one mark on the long edges (turned for the top/bottom rows)
+TIMING_EDGE_IN = 0.22          # the marks' centres from the paper's edge
+CODE_BITS = 12                 # bottom-row marks carrying the code (after a start and before a stop mark)
+
+DESIGNS: dict[str, Design] = {
+    "boxes": Design("boxes", (8.5, 11.0), 300, False,
+                    ((2.35, 2.9), (5.35, 2.85)), 1.35, 10.35, (0.24, 0.14), 0.018, 0.30, 0.48, "qr"),
+    "timing": Design("timing", (8.5, 11.0), 200, True,
+                     ((0.6, 2.4), (3.1, 2.4), (5.6, 2.3)), 1.25, 10.2, (0.22, 0.13), 0.016, 0.25, 0.5, "timing"),
+    "arrows": Design("arrows", (8.5, 14.0), 200, False,
+                     ((0.45, 2.45), (3.05, 2.45), (5.65, 2.4)), 1.6, 13.2, (0.26, 0.08), 0.02, 0.32, 0.5, "none"),
+}
+
+
+def vendor_code_text(family: str, style_number: int, page: int) -> str:
+    """The vendor's payload for a style's page (a pattern a template set maps to style and page)."""
+    if family == "boxes":
+        return f"BCV-2026-{style_number:04d}-{page}"
+    return format(timing_code(style_number, page), f"0{CODE_BITS}b")
+
+
+def timing_code(style_number: int, page: int) -> int:
+    """The bottom-row bits of the ``timing`` family: 6 bits style, 1 bit page, 5 bits check."""
+    v = ((style_number & 0x3F) << 1) | (page - 1)
+    check = (v * 7 + 3) % 31
+    return (v << 5) | check

@@ -1,0 +1,105 @@
+"""Print a vendor-style page: rasterize its items, timing marks and code at the design's resolution.
+
+Drawn with Pillow's ImageDraw and the DejaVu fonts (`tabulate.ballots.vendor.fonts`);
+nothing here comes from our own renderer. Grey levels: paper 255, print 0,
+the shaded heading bands of the ``boxes`` family 225.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import zxingcpp
+from PIL import Image, ImageDraw
+
+from .design import CODE_BITS, DESIGNS, TIMING_EDGE_IN, TIMING_MARK_IN, TIMING_PITCH_IN
+from .fonts import font
+from .place import VendorBallot, VendorPage
+
+
+def _box(d: ImageDraw.ImageDraw, dpi: int, x: float, y: float, w: float, h: float, fill=None, outline=None,
+         width: float = 0.0) -> None:
+    xy = [x * dpi, y * dpi, (x + w) * dpi - 1, (y + h) * dpi - 1]
+    d.rectangle(xy, fill=fill, outline=outline, width=max(1, round(width * dpi)) if outline is not None else 0)
+
+
+def _item(d: ImageDraw.ImageDraw, img: Image.Image, dpi: int, it: tuple) -> None:
+    kind = it[0]
+    if kind == "rect":
+        _box(d, dpi, *it[1:5], fill=0)
+    elif kind == "shade":
+        _box(d, dpi, *it[1:5], fill=it[5])
+    elif kind == "frame":
+        _box(d, dpi, *it[1:5], outline=0, width=it[5])
+    elif kind == "oval":
+        x, y, w, h, lw = it[1:6]
+        d.ellipse([x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], outline=0, width=max(1, round(lw * dpi)))
+    elif kind == "disc":
+        x, y, w, h = it[1:5]
+        d.ellipse([x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], fill=0)
+    elif kind == "line":
+        x0, y0, x1, y1, lw = it[1:6]
+        d.line([x0 * dpi, y0 * dpi, x1 * dpi, y1 * dpi], fill=0, width=max(1, round(lw * dpi)))
+    elif kind == "poly":
+        d.polygon([(x * dpi, y * dpi) for x, y in it[1]], fill=0)
+    elif kind in ("text", "text_r", "text_c"):
+        x, y, text, pt, bold = it[1:6]
+        f = font(round(pt * dpi / 72), bold)
+        anchor = {"text": "la", "text_r": "ra", "text_c": "ma"}[kind]
+        d.text((x * dpi, y * dpi), text, fill=0, font=f, anchor=anchor)
+    else:
+        raise ValueError(f"unknown drawing item {kind!r}")
+
+
+def _qr(img: Image.Image, dpi: int, page: VendorPage) -> None:
+    bc = zxingcpp.create_barcode(page.code_text, zxingcpp.BarcodeFormat.QRCode, ec_level="M")
+    mods = np.asarray(bc.to_image(scale=1, add_quiet_zones=False))
+    r = page.code_rect
+    side = round(r.w * dpi)
+    sym = Image.fromarray(np.where(mods < 128, 0, 255).astype(np.uint8)).resize((side, side), Image.Resampling.NEAREST)
+    img.paste(sym, (round(r.x * dpi), round(r.y * dpi)))
+
+
+def timing_positions(width_in: float, height_in: float) -> dict[str, list[tuple[float, float]]]:
+    """Centres of the timing marks (page inches): ``left``, ``right``, ``top`` and the ``bottom`` code row
+    (a start mark, `CODE_BITS` code positions, a stop mark)."""
+    p, e = TIMING_PITCH_IN, TIMING_EDGE_IN
+    rows = [k * p for k in range(2, int(height_in / p) - 1)]
+    cols = [e + k * p for k in range(1, int((width_in - 2 * e) / p))]
+    bottom = [(e + k * p, height_in - e) for k in range(2, 2 + CODE_BITS + 2)]
+    return {"left": [(e, y) for y in rows], "right": [(width_in - e, y) for y in rows],
+            "top": [(x, e) for x in cols], "bottom": bottom}
+
+
+def _timing(d: ImageDraw.ImageDraw, dpi: int, page: VendorPage) -> None:
+    mw, mh = TIMING_MARK_IN
+    pos = timing_positions(page.width_in, page.height_in)
+    for side in ("left", "right"):
+        for x, y in pos[side]:
+            _box(d, dpi, x - mw / 2, y - mh / 2, mw, mh, fill=0)
+    for x, y in pos["top"]:
+        _box(d, dpi, x - mh / 2, y - mw / 2, mh, mw, fill=0)
+    bits = "1" + page.code_text + "1"  # start and stop marks are always filled
+    for (x, y), bit in zip(pos["bottom"], bits):
+        if bit == "1":
+            _box(d, dpi, x - mh / 2, y - mw / 2, mh, mw, fill=0)
+        else:
+            _box(d, dpi, x - mh / 2, y - mw / 2, mh, mw, outline=0, width=0.012)
+
+
+def print_page(ballot: VendorBallot, page: VendorPage, dpi: int | None = None) -> np.ndarray:
+    """The page as printed: uint8 greyscale, 255 = paper, one pixel per 1/dpi inch."""
+    design = DESIGNS[ballot.family]
+    dpi = dpi or design.dpi
+    img = Image.new("L", (round(page.width_in * dpi), round(page.height_in * dpi)), 255)
+    d = ImageDraw.Draw(img)
+    for it in page.items:
+        if it[0] == "shade":
+            _item(d, img, dpi, it)
+    for it in page.items:
+        if it[0] != "shade":
+            _item(d, img, dpi, it)
+    if design.code == "qr":
+        _qr(img, dpi, page)
+    elif design.code == "timing":
+        _timing(d, dpi, page)
+    return np.asarray(img, dtype=np.uint8).copy()

@@ -1,0 +1,78 @@
+"""Write a vendor family's test material: blank pages, voted and scanned sheets, and truth.json.
+
+``blanks/`` holds each style's blank pages as the county would hand them
+over (grey PNG; the ``arrows`` family as one PDF per style too), and the
+folder itself the sheets as a duplex scanner writes them (bitonal sheets as
+CCITT G4 TIFF) with ``truth.json`` (the simulator's truth format, plus a
+``vendor`` entry per sheet: family, scratched codes, paper effects).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from PIL import Image
+
+from ... import __version__
+from ...election.model import Election
+from ..marks import MARK_KINDS
+from ..samples import TRUTH_FILE, encode_page, sheet_file_name
+from ..truth import TRUTH_FORMAT
+from .design import DESIGNS
+from .sheets import blank_pages, simulate_vendor_sheet
+
+
+def write_blanks(election: Election, family: str, out: Path, styles: tuple[str, ...] | None = None) -> list[Path]:
+    """Each style's (or ``styles``') blank pages into ``out``: PNG, or a two-page PDF per style for ``arrows``."""
+    out.mkdir(parents=True, exist_ok=True)
+    d = DESIGNS[family]
+    paths = []
+    for style in election.ballot_styles:
+        if styles is not None and style.id not in styles:
+            continue
+        pages = blank_pages(election, style.id, family)
+        if family == "arrows":  # the county's PDF: rasterized again on import (pypdfium2)
+            path = out / f"blank-{style.id}.pdf"
+            # Print is black on white: a 1-bit page keeps the PDF small (Pillow stores it CCITT-compressed).
+            imgs = [Image.fromarray(p >= 128) for p in pages]
+            buf = io.BytesIO()
+            imgs[0].save(buf, format="PDF", resolution=float(d.dpi), save_all=True, append_images=imgs[1:])
+            path.write_bytes(buf.getvalue())
+            paths.append(path)
+            continue
+        for n, img in enumerate(pages, 1):
+            path = out / f"blank-{style.id}-p{n}.png"
+            Image.fromarray(img).save(path, format="PNG", dpi=(d.dpi, d.dpi))
+            paths.append(path)
+    return paths
+
+
+def write_vendor_samples(election: Election, family: str, out: Path, n: int, seed: int, *,
+                         population: str = "realistic", scan_profile: str = "default", fmt: str = "png",
+                         progress=None) -> dict:
+    """Blanks, ``n`` voted and scanned sheets and ``truth.json`` into ``out``; returns the truth document."""
+    out = Path(out)
+    write_blanks(election, family, out / "blanks")
+    d = DESIGNS[family]
+    sheets = []
+    for k in range(n):
+        images, truth = simulate_vendor_sheet(election, family, k, seed, population=population,
+                                              scan_profile=scan_profile)
+        for image, entry in zip(images, truth["images"]):
+            data, ext = encode_page(image, fmt=fmt, bitonal=d.bitonal, dpi=d.dpi)
+            name = sheet_file_name(k, entry["side"], ext)
+            (out / name).write_bytes(data)
+            entry["file"] = name
+            entry["format"] = "tiff_g4" if d.bitonal else fmt
+        sheets.append(truth)
+        if progress:
+            progress(1)
+    doc = {"format": TRUTH_FORMAT, "generator": f"tabulate {__version__}",
+           "election": {"title": election.title, "date": election.date, "hash": election.hash},
+           "family": family, "seed": seed, "ballots": n, "dpi": d.dpi, "image_format": fmt,
+           "bitonal_fraction": 1.0 if d.bitonal else 0.0, "population": population, "scan_profile": scan_profile,
+           "mark_kinds": {k: v.to_dict() for k, v in MARK_KINDS.items()}, "sheets": sheets}
+    (out / TRUTH_FILE).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return doc

@@ -1,0 +1,187 @@
+"""The PostgreSQL store: several scan stations (and machines) writing one count.
+
+``--db postgresql://user@host/dbname`` opens it. It is the SQLite store's
+code (`SQLiteStore`) over a thin dialect layer (`PgConnection`), so both
+backends run the same queries and keep the same rules; only the connection,
+the transactions and the schema's DDL (`tabulate.store._pg_schema`) differ.
+
+Exactly once across stations
+----------------------------
+SQLite serialises writers with ``BEGIN IMMEDIATE``. Here every write
+transaction first takes one transaction-level advisory lock
+(``pg_advisory_xact_lock``), so the duplicate checks and the inserts that
+depend on them see one consistent database whichever station writes: the
+same sheet fed on two stations is counted on the first to commit, and the
+other copy is recorded as its duplicate. A station killed with ``kill -9``
+loses its open transaction (PostgreSQL rolls it back when the connection
+drops), so a sheet is all there or not at all, and the re-run records the
+rest. Stations write groups of sheets (64 or 0.5 s), so the lock is held a
+few milliseconds a second per station; reading images is where the time goes.
+
+The UNIQUE keys, the CHECKs and the append-only trigger on ``events`` are in
+the database, as in SQLite, so no client can break them by mistake.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from functools import lru_cache
+
+from . import _pg_schema
+from .base import StoreError
+from .sqlite import SQLiteStore
+
+#: The advisory lock every write transaction takes (any constant: "tabulate" in ASCII).
+WRITE_LOCK = 0x7461_6275_6C61_7465
+_INSERT_WITH_ID = re.compile(r"^\s*INSERT INTO (batches|sheets)\b", re.IGNORECASE)
+
+
+def is_postgres_url(location: str) -> bool:
+    return location.startswith(("postgresql://", "postgres://"))
+
+
+def display_url(url: str) -> str:
+    """The URL without its password, for messages and ``store.path``."""
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+
+
+@lru_cache(maxsize=512)
+def to_pg(sql: str) -> str:
+    """An SQLite-style statement in psycopg's parameter style: ``?`` -> ``%s`` (and a literal ``%`` -> ``%%``).
+
+    The journal is read in insertion order (``ORDER BY rowid`` in SQLite, where ``seq`` is the rowid); here
+    ``seq`` is that order, the table's primary key, written in order under the write lock.
+    """
+    return sql.replace("%", "%%").replace("?", "%s").replace("ORDER BY rowid", "ORDER BY seq")
+
+
+class _Cursor:
+    """A psycopg cursor with sqlite3's ``lastrowid`` (the id an ``INSERT`` gave, via ``RETURNING id``)."""
+
+    def __init__(self, cursor, lastrowid: int | None = None):
+        self._cursor = cursor
+        self.lastrowid = lastrowid
+
+    def __getattr__(self, name):
+        return getattr(self._cursor, name)
+
+    def __iter__(self):
+        return iter(self._cursor)
+
+
+class PgConnection:
+    """The dialect layer: the few sqlite3 connection calls the store makes, on a psycopg 3 connection."""
+
+    def __init__(self, conn):
+        self.raw = conn
+
+    def execute(self, sql: str, params=()) -> _Cursor:
+        cur = self.raw.cursor()
+        if _INSERT_WITH_ID.match(sql) and "RETURNING" not in sql.upper():
+            cur.execute(to_pg(sql) + " RETURNING id", tuple(params))
+            return _Cursor(cur, cur.fetchone()[0])
+        cur.execute(to_pg(sql), tuple(params) if params else None)
+        return _Cursor(cur)
+
+    def executemany(self, sql: str, rows) -> _Cursor:
+        cur = self.raw.cursor()
+        rows = [tuple(r) for r in rows]
+        if rows:
+            cur.executemany(to_pg(sql), rows)
+        return _Cursor(cur)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+class PostgresStore(SQLiteStore):
+    """`tabulate.store.Store` on a PostgreSQL database; open it with `open_postgres`."""
+
+    @contextmanager
+    def _transaction(self):
+        import psycopg
+
+        try:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                yield self._db
+            except BaseException:
+                self._rollback()
+                raise
+            self._db.execute("COMMIT")
+        except psycopg.OperationalError as e:
+            raise StoreError(f"cannot write to the store {self.path}: {_first_line(e)}") from None
+
+    def _rollback(self) -> None:
+        import psycopg
+
+        try:
+            self._db.execute("ROLLBACK")
+        except psycopg.Error:  # the connection is gone: the server rolls back by itself
+            pass
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
+def migrate(conn: PgConnection) -> int:
+    """Apply the missing migrations in order, under the write lock; return the schema version.
+
+    Raises
+    ------
+    StoreError
+        The database's schema is newer than this tabulate knows.
+    """
+    raw = conn.raw
+    with raw.transaction():
+        raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        raw.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = raw.execute("SELECT version FROM schema_version").fetchone()
+        current = int(row[0]) if row else 0
+        if current > _pg_schema.SCHEMA_VERSION:
+            raise StoreError(f"its schema version is {current}; this tabulate knows versions up to "
+                             f"{_pg_schema.SCHEMA_VERSION} (upgrade tabulate)")
+        for version in range(current, _pg_schema.SCHEMA_VERSION):
+            raw.execute(_pg_schema.MIGRATIONS[version])
+        raw.execute("DELETE FROM schema_version")
+        raw.execute("INSERT INTO schema_version (version) VALUES (%s)", (_pg_schema.SCHEMA_VERSION,))
+    return _pg_schema.SCHEMA_VERSION
+
+
+def _holds_store(raw) -> bool:
+    return raw.execute("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()[0]
+
+
+def open_postgres(url: str, *, create: bool = True) -> PostgresStore:
+    """Connect to a PostgreSQL database and bring its schema up to date.
+
+    ``create=False`` refuses a database that holds no store yet (for commands that only read).
+
+    Raises
+    ------
+    StoreError
+        The server cannot be reached or refuses the login, the database holds
+        no store (with ``create=False``), or it was written by a newer tabulate.
+    """
+    import psycopg
+
+    shown = display_url(url)
+    try:
+        raw = psycopg.connect(url, autocommit=True, connect_timeout=30)
+    except psycopg.Error as e:
+        raise StoreError(f"cannot connect to the store {shown}: {_first_line(e)}") from None
+    conn = PgConnection(raw)
+    try:
+        if not create and not _holds_store(raw):
+            raise StoreError(f"no store at {shown} (the database holds no tabulate tables yet)")
+        migrate(conn)
+    except psycopg.Error as e:
+        raw.close()
+        raise StoreError(f"cannot use {shown} as a store: {_first_line(e)}") from None
+    except StoreError as e:
+        raw.close()
+        raise StoreError(f"cannot use {shown} as a store: {e}" if "schema version" in str(e) else str(e)) from None
+    return PostgresStore(conn, shown)

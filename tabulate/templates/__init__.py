@@ -1,0 +1,17 @@
+"""Template sets: read ballots we did not print, from templates built from their blank pages (issue #11).
+
+``import_templates`` turns blank pages (scans or PDF pages) and the election
+into a template set: the same layout JSON our own ballots use, plus a proof
+picture per page. `TemplateReader` reads scanned pages with a set: it
+identifies each page (by its code, or by matching), registers it from what
+the template prints, and scores it with the native kernel. It plugs into
+`tabulate.detect.read` as a ``reader`` (`tabulate.detect.read.PageReader`);
+detection itself never imports this package.
+"""
+
+from .importer import PageMap, import_templates, read_map
+from .model import TemplateError, TemplatePage, TemplateSet, load_set
+from .read import TemplateReader, blank_scores
+
+__all__ = ["PageMap", "TemplateError", "TemplatePage", "TemplateReader", "TemplateSet", "blank_scores",
+           "import_templates", "load_set", "read_map"]

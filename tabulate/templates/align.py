@@ -1,0 +1,266 @@
+"""Match a scanned page against a template's blank and fit the page-inch to image-pixel transform.
+
+Without our corner squares the transform is fitted from what the template
+prints, in two steps:
+
+1. **Coarse** (`coarse`), at `COARSE_DPI`: the page and the blank, ink
+   bright and blurred, are aligned by phase correlation (shift) and then an
+   affine ECC fit (OpenCV ``findTransformECC``: rotation, skew, scale). ECC's
+   correlation coefficient is also the *matching* score that tells which
+   template a page is when its code does not read. A landscape image of a
+   portrait page is tried turned a quarter either way; an upright one as it
+   is and turned 180 degrees.
+2. **Fine** (`refine`), at `FINE_DPI`: each *anchor* of the template (a small
+   patch with strong print in two directions: a timing mark, a box corner,
+   a heading's letters, chosen at load time by `anchors`) is found near
+   where the coarse fit puts it by normalised cross-correlation, and the
+   affine map is fitted to the anchors by least squares. Its RMS residual
+   is reported and a page above `MAX_RESIDUAL_IN` is refused, as for our
+   own ballots.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+COARSE_DPI = 10.0
+#: Resolution of the whole-page comparison that tells similar templates apart.
+MATCH_DPI = 50.0
+#: Skews the coarse fit starts from (degrees): phase correlation finds shift, not rotation.
+SKEW_SWEEP_DEG = 4.0
+SKEW_STEP_DEG = 0.5
+FINE_DPI = 100.0
+ANCHOR_IN = 0.5
+ANCHOR_SEARCH_IN = 0.1
+MAX_ANCHORS = 18
+#: An anchor whose best correlation is below this was not found (a mark over it, a fold).
+MIN_ANCHOR_NCC = 0.5
+MAX_RESIDUAL_IN = 0.02
+MIN_ANCHORS = 6
+
+
+def prepare(image: np.ndarray, px_per_in: float, dpi: float, blur: float) -> np.ndarray:
+    """``image`` resampled to ``dpi``, ink bright (float32), blurred by ``blur`` pixels."""
+    small = shrink(image, px_per_in, dpi)
+    out = 255.0 - small.astype(np.float32)
+    return cv2.GaussianBlur(out, (0, 0), blur) if blur > 0 else out
+
+
+def shrink(image: np.ndarray, px_per_in: float, dpi: float) -> np.ndarray:
+    """``image`` resampled to ``dpi``: halved by Gaussian pyramid steps down to within 4x (fast), then
+    linearly resampled (a 3:1 step samples two of every three pixels: enough to match print by)."""
+    while px_per_in >= 4 * dpi:
+        image = cv2.pyrDown(image)
+        px_per_in /= 2
+    f = dpi / px_per_in
+    # After the pyramid the image is already smoothed: a linear resample of the last step is enough.
+    return cv2.resize(image, (max(8, round(image.shape[1] * f)), max(8, round(image.shape[0] * f))),
+                      interpolation=cv2.INTER_LINEAR)
+
+
+def level(image: np.ndarray, q: float) -> float:
+    """The grey level below which a share ``q`` of a uint8 image's pixels lie (a fast percentile)."""
+    counts = cv2.calcHist([image], [0], None, [256], [0, 256]).ravel()
+    return float(np.searchsorted(np.cumsum(counts), q * image.size))
+
+
+def nominal(image_shape: tuple[int, int], k: int, px_per_in: float, width_in: float, height_in: float) -> np.ndarray:
+    """2x3 page inches -> image px for an unskewed page turned ``k`` quarters, centred in the image."""
+    h, w = image_shape
+    th, tw = (w, h) if k % 2 else (h, w)  # the shape of np.rot90(image, k)
+    ox, oy = (tw - width_in * px_per_in) / 2, (th - height_in * px_per_in) / 2
+    m = rot_matrix(k, image_shape) @ np.array([[px_per_in, 0, ox], [0, px_per_in, oy], [0, 0, 1.0]])
+    return m[:2]
+
+
+def rot_matrix(k: int, shape: tuple[int, int]) -> np.ndarray:
+    """3x3 map from the coordinates of ``np.rot90(a, k)`` to those of ``a`` (continuous pixels)."""
+    h, w = shape
+    k %= 4
+    m = {0: [[1, 0, 0], [0, 1, 0]], 1: [[0, -1, w], [1, 0, 0]], 2: [[-1, 0, w], [0, -1, h]],
+         3: [[0, 1, 0], [-1, 0, h]]}[k]
+    return np.vstack([np.array(m, np.float64), [0, 0, 1]])
+
+
+def _pad_to(a: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    out = np.zeros(shape, np.float32)
+    h, w = min(a.shape[0], shape[0]), min(a.shape[1], shape[1])
+    out[:h, :w] = a[:h, :w]
+    return out
+
+
+@dataclass(frozen=True)
+class Coarse:
+    """A coarse fit: ``warp`` maps template coarse pixels to the turned image's coarse pixels."""
+
+    k: int
+    warp: np.ndarray
+    rho: float
+
+
+def quick_match(tpl_small: np.ndarray, img_small: np.ndarray, k: int) -> tuple[float, np.ndarray]:
+    """(normalised correlation, shift) of a template's coarse blank and the image turned ``k`` quarters,
+    after the shift phase correlation finds: a cheap ranking of the candidates."""
+    turned = np.ascontiguousarray(np.rot90(img_small, k))
+    shape = (max(tpl_small.shape[0], turned.shape[0]), max(tpl_small.shape[1], turned.shape[1]))
+    a, b = _pad_to(tpl_small, shape), _pad_to(turned, shape)
+    (dx, dy), _resp = cv2.phaseCorrelate(a, b)
+    m = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
+    moved = cv2.warpAffine(b, m, (shape[1], shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    return ncc(a, moved), np.array([dx, dy])
+
+
+def ncc(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised cross-correlation of two equal-shape arrays."""
+    a = a - a.mean()
+    b = b - b.mean()
+    d = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / d) if d > 0 else 0.0
+
+
+def closer_share(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: float = 80.0) -> float:
+    """Of the pixels where blanks ``a`` and ``b`` differ by at least ``min_diff``, the share where
+    ``frame`` is nearer ``a`` (0.5 when they nowhere differ that much: nothing tells them apart)."""
+    where = np.abs(a - b) >= min_diff
+    n = int(np.count_nonzero(where))
+    if n == 0:
+        return 0.5
+    return float(np.count_nonzero((np.abs(frame - a) < np.abs(frame - b))[where])) / n
+
+
+def page_frame(image: np.ndarray, affine: np.ndarray, width_in: float, height_in: float) -> np.ndarray:
+    """The image resampled into the page's own frame at `MATCH_DPI` (ink bright, float32)."""
+    m = np.vstack([affine, [0, 0, 1]]) @ np.diag([1 / MATCH_DPI, 1 / MATCH_DPI, 1.0])
+    size = (round(width_in * MATCH_DPI), round(height_in * MATCH_DPI))
+    out = cv2.warpAffine(image, m[:2], size, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    return 255.0 - out.astype(np.float32)
+
+
+def coarse(tpl_small: np.ndarray, img_small: np.ndarray, k: int, iterations: int = 40) -> Coarse:
+    """Align a template's coarse blank to the image turned ``k`` quarters: the skew (tried every
+    `SKEW_STEP_DEG` up to `SKEW_SWEEP_DEG`) and shift phase correlation finds best. Good to a few
+    hundredths of an inch, which the anchors (`refine`) then make exact; ``rho`` is the response."""
+    turned = np.ascontiguousarray(np.rot90(img_small, k))
+    shape = (max(tpl_small.shape[0], turned.shape[0]), max(tpl_small.shape[1], turned.shape[1]))
+    a, b = _pad_to(tpl_small, shape), _pad_to(turned, shape)
+    centre = (shape[1] / 2, shape[0] / 2)
+    best = None
+    for ang in np.arange(-SKEW_SWEEP_DEG, SKEW_SWEEP_DEG + 1e-9, SKEW_STEP_DEG):
+        rot = cv2.getRotationMatrix2D(centre, float(ang), 1.0)
+        (dx, dy), resp = cv2.phaseCorrelate(a, cv2.warpAffine(b, rot, (shape[1], shape[0])) if ang else b)
+        if best is None or resp > best[0]:
+            best = (resp, rot, dx, dy)
+    assert best is not None  # the sweep has at least one angle
+    _resp, rot, dx, dy = best
+    inv = np.vstack([cv2.invertAffineTransform(rot), [0, 0, 1]])
+    warp = (inv @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]]))[:2]
+    return Coarse(k, warp, float(_resp))
+
+
+def coarse_to_image(c: Coarse, img_small_shape: tuple[int, int], px_per_in: float) -> np.ndarray:
+    """2x3 page inches -> full image pixels from a coarse fit."""
+    s_in = np.diag([COARSE_DPI, COARSE_DPI, 1.0])
+    w = np.vstack([c.warp, [0, 0, 1]])
+    r = rot_matrix(c.k, img_small_shape)
+    up = np.diag([px_per_in / COARSE_DPI, px_per_in / COARSE_DPI, 1.0])
+    return (up @ r @ w @ s_in)[:2]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    x_in: float
+    y_in: float
+    patch: np.ndarray  # the blank at FINE_DPI, ANCHOR_IN square, centred on (x_in, y_in)
+
+
+def anchors(blank_fine: np.ndarray, avoid: list[tuple[float, float, float, float]]) -> list[Anchor]:
+    """Patches of the blank (at `FINE_DPI`, ink bright) with strong print in two directions, spread out.
+
+    ``avoid`` lists rectangles (x, y, w, h inches) anchors must stay clear of:
+    the targets, where voters' marks change the print.
+    """
+    g = blank_fine.astype(np.float32)
+    gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    half = int(ANCHOR_IN * FINE_DPI / 2)
+    k = (2 * half + 1, 2 * half + 1)
+    sxx, syy, sxy = (cv2.boxFilter(v, -1, k) for v in (gx * gx, gy * gy, gx * gy))
+    tr, det = sxx + syy, sxx * syy - sxy * sxy
+    lam_min = tr / 2 - np.sqrt(np.maximum(tr * tr / 4 - det, 0))
+    step = int(0.25 * FINE_DPI)
+    h, w = g.shape
+    cands = []
+    for r in range(half + 2, h - half - 2, step):
+        for c in range(half + 2, w - half - 2, step):
+            x, y = c / FINE_DPI, r / FINE_DPI
+            if any(ax - 0.3 < x < ax + aw + 0.3 and ay - 0.3 < y < ay + ah + 0.3 for ax, ay, aw, ah in avoid):
+                continue
+            cands.append((float(lam_min[r, c]), r, c))
+    cands.sort(reverse=True)
+    best = cands[0][0] if cands else 0.0
+    chosen: list[tuple[int, int]] = []
+    for score, r, c in cands:
+        if score < 0.05 * best or len(chosen) >= MAX_ANCHORS:
+            break
+        if all((r - r2) ** 2 + (c - c2) ** 2 >= (1.0 * FINE_DPI) ** 2 for r2, c2 in chosen):
+            chosen.append((r, c))
+    return [Anchor(c / FINE_DPI, r / FINE_DPI, np.ascontiguousarray(g[r - half:r + half + 1, c - half:c + half + 1]))
+            for r, c in chosen]
+
+
+def _peak(res: np.ndarray) -> tuple[float, float, float]:
+    _mn, mx, _l, (px, py) = cv2.minMaxLoc(res)
+    dx = dy = 0.0
+    if 0 < px < res.shape[1] - 1:
+        a, b, c = res[py, px - 1], res[py, px], res[py, px + 1]
+        dx = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) else 0.0
+    if 0 < py < res.shape[0] - 1:
+        a, b, c = res[py - 1, px], res[py, px], res[py + 1, px]
+        dy = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) else 0.0
+    return px + dx, py + dy, float(mx)
+
+
+def fit_affine(page_xy: np.ndarray, image_xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares affine page -> image (2x3) and each point's residual (pixels)."""
+    a = np.column_stack([page_xy, np.ones(len(page_xy))])
+    sol, *_ = np.linalg.lstsq(a, image_xy, rcond=None)
+    return np.ascontiguousarray(sol.T), np.hypot(*(a @ sol - image_xy).T)
+
+
+def refine(image_fine: np.ndarray, affine: np.ndarray, px_per_in: float, anchor_list: list[Anchor]
+           ) -> tuple[np.ndarray, float, int]:
+    """Refit ``affine`` (page inches -> full image px) from the anchors; returns (affine, RMS residual in, n used)."""
+    f = FINE_DPI / px_per_in
+    fine = np.vstack([affine * f, [0, 0, 1]])  # page inches -> fine image px
+    half = anchor_list[0].patch.shape[0] // 2 if anchor_list else 0
+    m = int(ANCHOR_SEARCH_IN * FINE_DPI)
+    size = 2 * (half + m) + 1
+    page_xy, image_xy = [], []
+    for a in anchor_list:
+        # Window in template fine px around the anchor, sampled from the image through the current fit.
+        ox, oy = a.x_in * FINE_DPI - half - m, a.y_in * FINE_DPI - half - m
+        t2i = fine @ np.array([[1 / FINE_DPI, 0, ox / FINE_DPI], [0, 1 / FINE_DPI, oy / FINE_DPI], [0, 0, 1]])
+        win = cv2.warpAffine(image_fine, t2i[:2], (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                             borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        res = cv2.matchTemplate(win, a.patch, cv2.TM_CCOEFF_NORMED)
+        px, py, score = _peak(res)
+        if score < MIN_ANCHOR_NCC or not np.isfinite(score):
+            continue
+        # The anchor's centre is at (px + half, py + half) in the window.
+        cx, cy = px + half, py + half
+        img = t2i @ np.array([cx, cy, 1.0])
+        page_xy.append((a.x_in, a.y_in))
+        image_xy.append((img[0] / f, img[1] / f))
+    if len(page_xy) < MIN_ANCHORS:
+        return affine, math.inf, len(page_xy)
+    p, q = np.array(page_xy), np.array(image_xy)
+    fit, res = fit_affine(p, q)
+    keep = res <= max(3 * float(np.median(res)), 0.006 * px_per_in)
+    if keep.sum() >= MIN_ANCHORS and not keep.all():
+        fit, res = fit_affine(p[keep], q[keep])
+    rms = float(np.sqrt(np.mean(res ** 2))) / px_per_in
+    return fit, rms, int(len(res))

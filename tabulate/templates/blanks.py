@@ -1,0 +1,80 @@
+"""Load blank ballot pages: every image format `tabulate read` takes, and PDF pages.
+
+PDF pages are rasterized with pypdfium2 (Google's PDFium, the renderer in
+Chrome, as a self-contained wheel: no Ghostscript or poppler to install, and
+it renders vector ballots exactly) at `PDF_DPI`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..detect.decode import decode_page, headers
+from ..detect.errors import ReadError
+from ..election.model import PAPER_SIZES_IN
+from .model import TemplateError
+
+PDF_DPI = 300
+
+
+@dataclass(frozen=True)
+class Blank:
+    """One blank page: its image (greyscale, 255 = paper), resolution and paper size, and where it came from."""
+
+    name: str
+    image: np.ndarray
+    dpi: float
+    paper_in: tuple[float, float]
+
+
+def paper_and_dpi(shape: tuple[int, int]) -> tuple[tuple[float, float], float]:
+    """The paper size whose shape the image has (portrait), and the image's pixels per inch."""
+    rows, cols = shape
+    if cols > rows:
+        rows, cols = cols, rows
+    best = min(PAPER_SIZES_IN.values(), key=lambda p: abs(p[1] / p[0] - rows / cols))
+    return best, (cols / best[0] + rows / best[1]) / 2
+
+
+def _pdf_pages(path: Path) -> list[Blank]:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except Exception as e:  # pypdfium2 raises its own PdfiumError for a damaged file
+        raise TemplateError(f"{path}: cannot open the PDF: {e}") from None
+    out = []
+    for i in range(len(pdf)):
+        bitmap = pdf[i].render(scale=PDF_DPI / 72, grayscale=True)
+        img = np.ascontiguousarray(bitmap.to_numpy().reshape(bitmap.height, bitmap.width, -1)[:, :, 0])
+        paper, dpi = paper_and_dpi(img.shape)
+        out.append(Blank(f"{path.name}#{i + 1}" if len(pdf) > 1 else path.name, img, dpi, paper))
+    pdf.close()
+    return out
+
+
+def load_blanks(paths: list[Path]) -> list[Blank]:
+    """Every page of every file, in order; `TemplateError` naming a file that cannot be read."""
+    out: list[Blank] = []
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            raise TemplateError(f"no such blank page file: {path}")
+        if path.suffix.lower() == ".pdf":
+            out.extend(_pdf_pages(path))
+            continue
+        data = path.read_bytes()
+        try:
+            heads = headers(data)
+            pages = [decode_page(data, h) for h in heads]
+        except ReadError as e:
+            raise TemplateError(f"{path}: {e.reason}") from None
+        for i, img in enumerate(pages):
+            paper, dpi = paper_and_dpi(img.shape)
+            if img.shape[1] > img.shape[0]:
+                img = np.ascontiguousarray(np.rot90(img, -1))  # a landscape scan of a portrait blank
+            out.append(Blank(f"{path.name}#{i + 1}" if len(pages) > 1 else path.name, img, dpi, paper))
+    return out

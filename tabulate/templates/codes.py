@@ -1,0 +1,102 @@
+"""Page codes a template set can map to a style and page: a barcode / QR symbol, or a row of timing marks.
+
+On a blank (`find_code`) the code is looked for over the whole page: any
+barcode zxing-cpp reads, else a row of tall narrow timing marks near the
+bottom edge whose filled (1) and empty (0) marks spell a bit string. On a
+scanned page (`read_code`) only the place the blank's code was printed is
+looked at, through the registered transform.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import zxingcpp
+
+from ..election.geometry import Rect
+from .model import PageCode
+
+#: Timing-code marks: at least this many in a row, each taller than wide.
+MIN_CODE_MARKS = 6
+CODE_CROP_MARGIN_IN = 0.3
+
+
+def _qr(blank: np.ndarray, dpi: float) -> PageCode | None:
+    found = zxingcpp.read_barcodes(blank)
+    for b in found:
+        if not b.valid or not b.text:
+            continue
+        p = b.position
+        xs = [p.top_left.x, p.top_right.x, p.bottom_left.x, p.bottom_right.x]
+        ys = [p.top_left.y, p.top_right.y, p.bottom_left.y, p.bottom_right.y]
+        r = Rect(min(xs) / dpi, min(ys) / dpi, (max(xs) - min(xs)) / dpi, (max(ys) - min(ys)) / dpi)
+        return PageCode("qr", b.text, r)
+    return None
+
+
+def _timing_row(blank: np.ndarray, dpi: float) -> PageCode | None:
+    h = blank.shape[0]
+    band0 = int(h - 0.7 * dpi)
+    _t, ink = cv2.threshold(blank[band0:], 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    n, _lab, stats, _c = cv2.connectedComponentsWithStats(ink, 8, cv2.CV_32S)  # type: ignore[call-overload]
+    marks = []
+    for j in range(1, n):
+        x, y, w, hh, area = (int(v) for v in stats[j])
+        if 0.1 * dpi <= hh <= 0.3 * dpi and 0.03 * dpi <= w <= 0.12 * dpi and hh > 1.5 * w:
+            marks.append((x + w / 2, y + hh / 2 + band0, w, hh, area / float(w * hh)))
+    if len(marks) < MIN_CODE_MARKS:
+        return None
+    marks.sort()
+    ys = np.array([m[1] for m in marks])
+    row = [m for m in marks if abs(m[1] - np.median(ys)) < 0.05 * dpi]
+    if len(row) < MIN_CODE_MARKS:
+        return None
+    bits = "".join("1" if m[4] > 0.7 else "0" for m in row)
+    w_in, h_in = float(np.median([m[2] for m in row])) / dpi, float(np.median([m[3] for m in row])) / dpi
+    left, right = row[0][0] / dpi - w_in, row[-1][0] / dpi + w_in
+    y_in = float(np.median([m[1] for m in row])) / dpi
+    return PageCode("timing", bits, Rect(left, y_in - h_in, right - left, 2 * h_in),
+                    tuple((round(m[0] / dpi, 4), round(m[1] / dpi, 4)) for m in row), (round(w_in, 4), round(h_in, 4)))
+
+
+def find_code(blank: np.ndarray, dpi: float) -> PageCode | None:
+    """The code printed on a blank page, or None (see the module docstring)."""
+    return _qr(blank, dpi) or _timing_row(blank, dpi)
+
+
+def _to_px(affine: np.ndarray, x: float, y: float) -> tuple[float, float]:
+    v = affine @ np.array([x, y, 1.0])
+    return float(v[0]), float(v[1])
+
+
+def read_code(image: np.ndarray, affine: np.ndarray, code: PageCode, paper: float, ink: float) -> str | None:
+    """The text of ``code`` read on a scanned page where the template printed it; None if it does not read."""
+    if code.kind == "qr":
+        r = code.rect.inset(-CODE_CROP_MARGIN_IN)
+        pts = np.array([_to_px(affine, x, y) for x, y in ((r.x, r.y), (r.right, r.y), (r.x, r.bottom),
+                                                          (r.right, r.bottom))])
+        c0, r0 = np.floor(pts.min(axis=0)).astype(int)
+        c1, r1 = np.ceil(pts.max(axis=0)).astype(int)
+        crop = np.ascontiguousarray(image[max(0, r0):max(0, r1), max(0, c0):max(0, c1)])
+        if crop.size == 0:
+            return None
+        b = zxingcpp.read_barcode(crop)
+        return b.text if b is not None and b.valid else None
+    bits = []
+    sx = float(np.hypot(*affine[:, 0]))
+    rx = max(1, int(code.mark_size[0] * sx * 0.2))
+    ry = max(1, int(code.mark_size[1] * sx * 0.25))
+    split = paper - 0.5 * (paper - ink)
+    for x, y in code.marks:
+        fc, fr = _to_px(affine, x, y)
+        col, row = round(fc), round(fr)
+        win = image[max(0, row - ry):row + ry + 1, max(0, col - rx):col + rx + 1]
+        if win.size == 0:
+            return None
+        bits.append("1" if float(np.mean(win < split)) > 0.6 else "0")
+    return "".join(bits)
+
+
+def read_qr_near(image: np.ndarray, affine: np.ndarray, rect: Rect, margin_in: float = 0.5) -> str | None:
+    """A QR symbol's text read in the crop round ``rect`` (page inches) placed by ``affine``, or None."""
+    return read_code(image, affine, PageCode("qr", "", rect.inset(CODE_CROP_MARGIN_IN - margin_in)), 255, 0)

@@ -1,0 +1,246 @@
+"""``tabulate templates import``: blank pages + the election -> a template set (see `tabulate.templates.model`).
+
+For each blank page: find its targets and contest groups (`tabulate.templates.find`),
+decide which style and page it is (the map file, else the only style whose
+contests' target counts the page's groups spell, front from the start of the
+style's contest list, back from its end), give the targets the contests'
+options in reading order (candidates, then write-in lines; yes, then no),
+and find each option's designated marking area and each write-in line's
+writing area. A contest whose target count differs from the election stops
+the import with the page, the contest and both counts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..election.geometry import Rect
+from ..election.layout import PageLayout, TargetLayout
+from ..election.model import Contest, Election
+from .blanks import Blank, load_blanks
+from .codes import find_code
+from .find import FoundGroup, FoundTarget, find_targets, group_targets, ink_mask
+from .model import TemplateError, TemplatePage, TemplateSet
+from .proof import proof_image
+
+
+@dataclass(frozen=True)
+class PageMap:
+    """A person's overrides for one blank page (from MAP.json)."""
+
+    style: str | None = None
+    page: int | None = None
+    precinct: str | None = None
+    ignore: tuple[Rect, ...] = ()
+    assign: tuple[tuple[float, float, str, str], ...] = ()  # (x, y) inside a target -> contest, option
+
+
+def read_map(path: Path | None) -> tuple[dict[str, PageMap], tuple[tuple[str, str, int], ...]]:
+    """MAP.json: ``{"pages": {NAME: {"style", "page", "precinct", "ignore": [[x, y, w, h]],
+    "assign": [{"at": [x, y], "contest", "option"}]}}, "code_patterns": [[REGEX, STYLE, PAGE]]}``."""
+    if path is None:
+        return {}, ()
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise TemplateError(f"{path}: cannot read the map file: {e}") from None
+    pages = {}
+    for name, m in doc.get("pages", {}).items():
+        pages[name] = PageMap(m.get("style"), m.get("page"), m.get("precinct"),
+                              tuple(Rect(*r) for r in m.get("ignore", ())),
+                              tuple((float(a["at"][0]), float(a["at"][1]), a["contest"], a["option"])
+                                    for a in m.get("assign", ())))
+    return pages, tuple((p, str(s), int(n)) for p, s, n in doc.get("code_patterns", ()))
+
+
+def _contains(r: Rect, x: float, y: float) -> bool:
+    return r.x <= x <= r.right and r.y <= y <= r.bottom
+
+
+def _fits(election: Election, name: str, sizes: list[int]) -> list[tuple[str, int]]:
+    """Every (style, page) whose contests' target counts the page's groups spell; `TemplateError` if none."""
+    found, near = [], []
+    for style in election.ballot_styles:
+        want = [len(c.options) for c in election.style_contests(style.id)]
+        for page, part in ((1, want[:len(sizes)]), (2, want[-len(sizes):] if sizes else [])):
+            if part == sizes and sizes and len(sizes) < len(want) + (page == 1):
+                found.append((style.id, page))
+            else:
+                same = next((i for i, (a, b) in enumerate(zip(sizes, part)) if a != b), min(len(sizes), len(part)))
+                near.append((same, style.id, page))
+    if found:
+        return found
+    same, near_style, page = max(near)
+    contests = election.style_contests(near_style)
+    off = 0 if page == 1 else len(contests) - len(sizes)
+    if same < len(sizes) and 0 <= off + same < len(contests):
+        c = contests[off + same]
+        raise TemplateError(f"{name}: contest {c.id!r} (style {near_style} page {page}) has {sizes[same]} targets "
+                            f"on the page; the election has {len(c.options)} (candidates + write-in lines)")
+    raise TemplateError(f"{name}: its {len(sizes)} contests ({sizes} targets) fit no ballot style of the "
+                        "election; set its style and page in the map file")
+
+
+def resolve_pages(names: list[str], fits: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
+    """Give each blank one (style, page): a page only one blank fits is that blank's; a blank right after
+    page 1 of a style is that style's page 2 when it fits it (and one right before page 2, its page 1);
+    repeated until nothing changes."""
+    fits = [list(f) for f in fits]
+    chosen: list[tuple[str, int] | None] = [f[0] if len(f) == 1 else None for f in fits]
+    changed = True
+    while changed:
+        changed = False
+        taken = {c for c in chosen if c is not None}
+        for i, f in enumerate(fits):
+            if chosen[i] is not None:
+                continue
+            left = [c for c in f if c not in taken]
+            prev = chosen[i - 1] if i else None
+            nxt = chosen[i + 1] if i + 1 < len(chosen) else None
+            if prev is not None and prev[1] == 1 and (prev[0], 2) in left:
+                left = [(prev[0], 2)]
+            elif nxt is not None and nxt[1] == 2 and (nxt[0], 1) in left:
+                left = [(nxt[0], 1)]
+            if len(left) == 1:
+                chosen[i], changed = left[0], True
+                taken.add(left[0])
+    for name, f, c in zip(names, fits, chosen):
+        if c is None:
+            raise TemplateError(f"{name}: fits {' and '.join(f'style {s} page {p}' for s, p in f)} equally; "
+                                "set its style and page in the map file")
+    return chosen  # type: ignore[return-value]
+
+
+def _write_in_line(ink: np.ndarray, dpi: float, x0: float, x1: float, y0: float, y1: float) -> float | None:
+    """The y (inches) of the longest horizontal rule in a region, if it spans half its width."""
+    r0, r1, c0, c1 = (int(v * dpi) for v in (y0, y1, x0, x1))
+    band = ink[max(0, r0):r1, max(0, c0):c1] > 0
+    if band.size == 0:
+        return None
+    counts = band.sum(axis=1)
+    r = int(np.argmax(counts))
+    return (r0 + r) / dpi if counts[r] >= 0.5 * (c1 - c0) else None
+
+
+def _areas(ink: np.ndarray, dpi: float, group: FoundGroup, i: int, write_in: bool) -> tuple[Rect, Rect | None]:
+    """The designated marking area beside target ``i`` of a group, and its write-in area (write-in lines)."""
+    ts = group.targets
+    t = ts[i]
+    cx, cy = t.bounds.center
+    top = (ts[i - 1].bounds.center[1] + cy) / 2 if i else t.bounds.y - 0.08
+    bottom = (ts[i + 1].bounds.center[1] + cy) / 2 if i + 1 < len(ts) else min(group.area.bottom, cy + 0.45)
+    x0 = t.bounds.right + t.head_in + 0.03
+    x1 = group.area.right - 0.05
+    marking = Rect(x0, top + 0.01, max(0.1, x1 - x0), max(0.1, bottom - top - 0.02))
+    if not write_in:
+        return marking, None
+    line = _write_in_line(ink, dpi, x0 + 0.1, x1, cy, bottom)
+    base = line if line is not None else bottom - 0.05
+    area_top = max(top + 0.01, cy - 0.14)
+    return marking, Rect(x0 + 0.05, area_top, max(0.1, x1 - x0 - 0.05), max(0.05, base - area_top - 0.005))
+
+
+def _assign(election: Election, name: str, blank: Blank, style: str, page: int, groups: list[FoundGroup],
+            fixed: list[tuple[FoundTarget, str, str]]) -> tuple[list[TargetLayout], list[tuple[str, Rect]]]:
+    contests = election.style_contests(style)
+    sizes = [len(g.targets) for g in groups]
+    off = 0 if page == 1 else len(contests) - len(sizes)
+    ink = ink_mask(blank.image)
+    targets, areas = [], []
+    for k, g in enumerate(groups):
+        c: Contest = contests[off + k]
+        opts = c.options
+        if len(g.targets) != len(opts):
+            raise TemplateError(f"{name}: contest {c.id!r} has {len(g.targets)} targets on the page; the "
+                                f"election has {len(opts)} (candidates + write-in lines)")
+        for i, (t, o) in enumerate(zip(g.targets, opts)):
+            marking, wa = _areas(ink, blank.dpi, g, i, o.kind == "write_in")
+            targets.append(TargetLayout(c.id, o.id, o.kind, t.shape, t.bounds, marking, wa))
+        areas.append((c.id, g.area))
+    for t, cid, oid in fixed:  # a person's assignment
+        c = election.contest(cid)
+        chosen = next((x for x in c.options if x.id == oid), None)
+        if chosen is None:
+            raise TemplateError(f"{name}: the map assigns a target to {cid}/{oid}, which the election does not have")
+        g = FoundGroup((t,), Rect(t.bounds.x - 0.1, t.bounds.y - 0.1, 2.5, 0.5))
+        marking, wa = _areas(ink, blank.dpi, g, 0, chosen.kind == "write_in")
+        targets = [x for x in targets if (x.contest_id, x.option_id) != (cid, oid)]
+        targets.append(TargetLayout(cid, oid, chosen.kind, t.shape, t.bounds, marking, wa))
+    return targets, areas
+
+
+def find_groups(blank: Blank, m: PageMap = PageMap()) -> tuple[list[FoundGroup], list]:
+    """The contest groups of a blank page and the targets the map assigns by hand."""
+    found, boxes = find_targets(blank.image, blank.dpi)
+    ignore = {i for i, t in enumerate(found) if any(_contains(r, *t.bounds.center) for r in m.ignore)}
+    fixed = []
+    for x, y, cid, oid in m.assign:
+        hit = next((i for i, t in enumerate(found) if _contains(t.bounds.inset(-0.03), x, y)), None)
+        if hit is None:
+            raise TemplateError(f"{blank.name}: the map assigns the target at ({x}, {y}) in, where no target is")
+        ignore.add(hit)
+        fixed.append((found[hit], cid, oid))
+    return group_targets(blank.image, blank.dpi, found, boxes, ignore), fixed
+
+
+def import_page(election: Election, blank: Blank, style: str, page: int, groups: list[FoundGroup], fixed: list,
+                m: PageMap = PageMap()) -> TemplatePage:
+    """One blank page -> its template page (without blank scores)."""
+    targets, areas = _assign(election, blank.name, blank, style, page, groups, fixed)
+    code = find_code(blank.image, blank.dpi)
+    w, h = blank.paper_in
+    layout = PageLayout(style, page, w, h, (), code.rect if code else Rect(0, 0, 0, 0), tuple(targets), tuple(areas))
+    precinct = m.precinct or election.style(style).precincts[0]
+    return TemplatePage(layout, blank.dpi, f"{style}-p{page}.png", blank.name, code, (), precinct)
+
+
+def import_templates(election: Election, paths: list[Path], out: Path, map_path: Path | None = None,
+                     score: bool = True) -> TemplateSet:
+    """Import blank pages into a template set folder ``out``; `TemplateError` (one line) on any problem.
+
+    Every blank target is scored as a scanned page's would be (`tabulate.templates.read.blank_scores`);
+    the set's blank level is their maximum and its marginal threshold is kept above it.
+    """
+    from .read import blank_scores
+    maps, patterns = read_map(map_path)
+    blanks = load_blanks(paths)
+    if not blanks:
+        raise TemplateError("no blank pages were given")
+    out.mkdir(parents=True, exist_ok=True)
+    found, fits = [], []
+    for b in blanks:
+        m = maps.get(b.name) or maps.get(b.name.split("#")[0]) or PageMap()
+        groups, fixed = find_groups(b, m)
+        found.append((b, m, groups, fixed))
+        fits.append([(m.style, int(m.page))] if m.style is not None and m.page is not None
+                    else _fits(election, b.name, [len(g.targets) for g in groups]))
+    pages = []
+    seen: dict[str, str] = {}
+    for (b, m, groups, fixed), (style, page) in zip(found, resolve_pages([f[0].name for f in found], fits)):
+        tp = import_page(election, b, style, page, groups, fixed, m)
+        if tp.key in seen:
+            raise TemplateError(f"{b.name}: is style {tp.style_id} page {tp.page}, like {seen[tp.key]}; "
+                                "set one's style and page in the map file")
+        seen[tp.key] = b.name
+        cv2.imwrite(str(out / tp.blank_file), b.image)
+        cv2.imwrite(str(out / f"{tp.key}-proof.png"), proof_image(b.image, b.dpi, tp.layout))
+        pages.append((tp, b))
+    th = election.thresholds
+    tset = TemplateSet(election.hash, tuple(p for p, _b in pages), th.marginal, th.definite, 0.0, patterns, str(out))
+    if score:
+        scored = []
+        for tp, b in pages:
+            scored.append(TemplatePage(tp.layout, tp.dpi, tp.blank_file, tp.source, tp.code,
+                                       tuple(blank_scores(election, tset, tp, b.image)), tp.precinct_id))
+        level = max((s for p in scored for s in p.blank_scores), default=0.0)
+        # A blank target must never reach the marginal threshold: raise it above the blank level.
+        marginal = max(th.marginal, round(level + 0.02, 3))
+        tset = TemplateSet(election.hash, tuple(scored), marginal, max(th.definite, marginal + 0.1), level, patterns,
+                           str(out))
+    tset.save(out)
+    return tset

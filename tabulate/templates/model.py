@@ -1,0 +1,162 @@
+"""A template set: pages imported from blank ballots, in the layout JSON our own ballots use.
+
+A set is a folder: ``templates.json`` (this module's `TemplateSet.to_dict`),
+and per page ``<style>-p<page>.png`` (the blank, as imported) and
+``<style>-p<page>-proof.png`` (every target outlined and labelled, for a
+person to check before the election). Each page's ``layout`` is exactly
+`tabulate.election.layout.PageLayout.to_dict`, so detection, rules and the
+review app's crops read it as they read our own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..core.errors import TabulateError
+from ..election.geometry import Rect
+from ..election.layout import PageLayout, TargetLayout
+
+FORMAT = "tabulate-templates-1"
+MANIFEST = "templates.json"
+
+
+class TemplateError(TabulateError):
+    """A template set that cannot be made or used; one line a person can act on."""
+
+    code = "template"
+
+
+@dataclass(frozen=True)
+class PageCode:
+    """The code a page carries: ``kind`` "qr" or "timing", the text read on the blank, where it is printed."""
+
+    kind: str
+    text: str
+    rect: Rect
+    #: Timing codes: the centres (inches) of the code row's mark positions, in order.
+    marks: tuple[tuple[float, float], ...] = ()
+    mark_size: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class TemplatePage:
+    """One imported page: its layout, its blank image file, its code and its blank targets' scores."""
+
+    layout: PageLayout
+    dpi: float
+    blank_file: str
+    source: str
+    code: PageCode | None = None
+    blank_scores: tuple[float, ...] = ()
+    precinct_id: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.layout.style_id}-p{self.layout.page}"
+
+    @property
+    def style_id(self) -> str:
+        return self.layout.style_id
+
+    @property
+    def page(self) -> int:
+        return self.layout.page
+
+
+@dataclass(frozen=True)
+class TemplateSet:
+    """Every imported page of an election's ballot styles, and the thresholds to read them with."""
+
+    election_hash: str
+    pages: tuple[TemplatePage, ...]
+    marginal: float
+    definite: float
+    blank_level: float
+    #: (regular expression, style id, page): a code whose text matches names that page.
+    code_patterns: tuple[tuple[str, str, int], ...] = ()
+    folder: str = field(default="", compare=False)
+
+    def page_for(self, style_id: str, page: int) -> TemplatePage | None:
+        for p in self.pages:
+            if p.style_id == style_id and p.page == page:
+                return p
+        return None
+
+    def page_for_code(self, text: str) -> TemplatePage | None:
+        """The page a code's text names: the blank's own code, else the first matching pattern."""
+        for p in self.pages:
+            if p.code is not None and p.code.text == text:
+                return p
+        for pattern, style, page in self.code_patterns:
+            if re.fullmatch(pattern, text):
+                return self.page_for(style, page)
+        return None
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "election_hash": self.election_hash,
+                "thresholds": {"marginal": self.marginal, "definite": self.definite},
+                "blank_level": round(self.blank_level, 4),
+                "code_patterns": [list(c) for c in self.code_patterns],
+                "pages": [_page_dict(p) for p in self.pages]}
+
+    def save(self, folder: Path) -> None:
+        (Path(folder) / MANIFEST).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+
+def _page_dict(p: TemplatePage) -> dict:
+    return {"style_id": p.style_id, "page": p.page, "precinct_id": p.precinct_id, "dpi": p.dpi,
+            "blank_file": p.blank_file, "source": p.source,
+            "code": None if p.code is None else asdict(p.code),
+            "blank_scores": [round(s, 4) for s in p.blank_scores], "layout": p.layout.to_dict()}
+
+
+def _rect(v) -> Rect | None:
+    if v is None:
+        return None
+    return Rect(**v) if isinstance(v, dict) else Rect(*v)
+
+
+def _need(v) -> Rect:
+    r = _rect(v)
+    if r is None:
+        raise TemplateError("a template page's layout lacks a rectangle it needs")
+    return r
+
+
+def page_layout_from_dict(d: dict) -> PageLayout:
+    """The inverse of `PageLayout.to_dict` for what detection reads (targets, contest areas, the code's place)."""
+    targets = tuple(TargetLayout(t["contest_id"], t["option_id"], t["kind"], t["shape"], _need(t["bounds"]),
+                                 _need(t["marking_area"]), _rect(t.get("write_in_area")))
+                    for t in d["targets"])
+    boxes = tuple((str(c), _need(r)) for c, r in d["contest_boxes"])
+    return PageLayout(d["style_id"], int(d["page"]), float(d["width_in"]), float(d["height_in"]), (),
+                      _need(d["style_code"]), targets, boxes)
+
+
+def load_set(folder: str | Path) -> TemplateSet:
+    """Read a template set folder; `TemplateError` (one line) when it is not one."""
+    folder = Path(folder)
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise TemplateError(f"{folder}: not a template set (no {MANIFEST}; make one with `tabulate templates import`)")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise TemplateError(f"{path}: cannot read the template set: {e}") from None
+    if doc.get("format") != FORMAT:
+        raise TemplateError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
+    pages = []
+    for p in doc["pages"]:
+        code = p.get("code")
+        if code is not None:
+            code = PageCode(code["kind"], code["text"], _need(code["rect"]),
+                            tuple(tuple(m) for m in code.get("marks", ())), tuple(code.get("mark_size", (0, 0))))
+        pages.append(TemplatePage(page_layout_from_dict(p["layout"]), float(p["dpi"]), p["blank_file"],
+                                  p.get("source", ""), code, tuple(p.get("blank_scores", ())), p.get("precinct_id")))
+    th = doc["thresholds"]
+    return TemplateSet(doc["election_hash"], tuple(pages), float(th["marginal"]), float(th["definite"]),
+                       float(doc.get("blank_level", 0.0)), tuple(tuple(c) for c in doc.get("code_patterns", ())),
+                       str(folder))

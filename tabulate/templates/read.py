@@ -1,0 +1,271 @@
+"""Read a scanned page with a template set: identify the page, register it, score it as our own pages are scored.
+
+Which page is this? By code first: the best-matching template's code (a QR
+symbol or a timing-mark row) is read where that template prints it, and the
+set maps its text to a style and page. When the code does not read, by
+matching: every template's coarse blank is fitted to the page (ECC,
+`tabulate.templates.align`) and the best must have a correlation of at
+least `MIN_MATCH` and beat every other template by `MATCH_MARGIN`; else the
+page is refused (``no_template_match`` or ``template_ambiguous``).
+
+After that the page is scored by the native kernel with the template's
+point sets (`tabulate.templates.pages.scoring_template`) and classified with
+the set's thresholds, so scores, marking areas, write-in ink and the
+hand-count reading (31 KAR 6:030 Section 3(1)) mean what they mean on our
+own ballots.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from ..detect.errors import ReadError
+from ..detect.reading import PageReading
+from ..detect.register import Registration, image_dpi
+from ..detect.score import score_page
+from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
+from ..detect.streaks import streak_columns
+from ..detect.template import dpi_class
+from ..election.model import Election, Thresholds
+from .align import (
+    COARSE_DPI,
+    FINE_DPI,
+    MAX_RESIDUAL_IN,
+    Coarse,
+    closer_share,
+    coarse,
+    coarse_to_image,
+    level,
+    ncc,
+    nominal,
+    page_frame,
+    prepare,
+    refine,
+    shrink,
+)
+from .codes import read_code, read_qr_near
+from .model import TemplatePage, TemplateSet, load_set
+from .pages import prepared, scoring_template
+
+#: Matching: the winner's ECC correlation must reach MIN_MATCH and beat the runner-up by MATCH_MARGIN.
+MIN_MATCH = 0.5
+MATCH_MARGIN = 0.05
+#: Where two close templates' blanks differ, the page must be nearer the winner on this share of pixels.
+MIN_CLOSER = 0.65
+FULL_ITERATIONS = 25
+#: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
+FIT_TRIES = 3
+SCALE_RANGE = (0.95, 1.05)
+MAX_SKEW_DEG = 5.0
+
+
+@lru_cache(maxsize=8)
+def _load(folder: str) -> TemplateSet:
+    return load_set(folder)
+
+
+class TemplateReader:
+    """Reads pages with the template set in ``folder`` (a `tabulate.detect.read.PageReader`); picklable."""
+
+    def __init__(self, folder: str):
+        self.folder = str(folder)
+        self._mean: np.ndarray | None = None
+        self.tset = _load(self.folder)
+        self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
+
+    def __getstate__(self):  # workers load the set themselves
+        return {"folder": self.folder}
+
+    def __setstate__(self, state):
+        self.__init__(state["folder"])
+
+    @property
+    def thresholds(self) -> Thresholds:
+        return Thresholds(self.tset.marginal, self.tset.definite)
+
+    def page_targets(self, election: Election, style_id: str, page: int) -> int:
+        p = self.tset.page_for(style_id, page)
+        return 0 if p is None else len(p.layout.targets)
+
+    def read_image(self, election: Election, image: np.ndarray, *, source: str = "<array>", index: int = 0,
+                   digest: str = "", settings: ReadSettings = DEFAULT_SETTINGS, _timings: list | None = None
+                   ) -> PageReading:
+        """Read one decoded page (greyscale ``uint8``) with the set; never raises."""
+        timings = _timings if _timings is not None else []
+        base: dict = {"source": source, "index": index, "digest": digest}
+        try:
+            if image.dtype != np.uint8 or image.ndim != 2:
+                raise ReadError("unsupported_image", f"expected a 2-D uint8 greyscale image, got {image.dtype} "
+                                f"{image.shape}")
+            base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
+            t0 = time.perf_counter()
+            tp, reg = self.identify_and_register(image)
+            t1 = time.perf_counter()
+            timings.append(("register", (t1 - t0) * 1e3))
+            base.update(dpi=reg.dpi, rotation=reg.rotation, skew_deg=reg.skew_deg, scale=reg.scale,
+                        residual_in=reg.residual_in, transform=tuple(float(v) for v in reg.affine.ravel()),
+                        paper=reg.paper, ink=reg.ink, hash_prefix=election.hash_prefix, style_id=tp.style_id,
+                        precinct_id=tp.precinct_id, page=tp.page)
+            streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
+            tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
+            targets, flags = score_page(election, image, reg, tp.style_id, tp.page, settings, streaks, tpl=tpl,
+                                        thresholds=self.thresholds)
+            timings.append(("score", (time.perf_counter() - t1) * 1e3))
+            return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
+        except ReadError as e:
+            return PageReading(**base, reason_code=e.code, reason=e.reason, timings_ms=tuple(timings))
+        except Exception as e:  # a bug must not stop the batch; the reading says so
+            return PageReading(**base, reason_code="internal_error", reason=f"reader error {type(e).__name__}: {e}",
+                               timings_ms=tuple(timings))
+
+    # -- identification and registration ---------------------------------------------------------
+    def _mean_small(self) -> np.ndarray:
+        """Every template's coarse blank averaged: what all pages of the set print alike (the frame)."""
+        if self._mean is None:
+            smalls = [prepared(self.tset, p).small for p in self.tset.pages]
+            shape = (max(a.shape[0] for a in smalls), max(a.shape[1] for a in smalls))
+            self._mean = np.mean([np.pad(a, ((0, shape[0] - a.shape[0]), (0, shape[1] - a.shape[1])))
+                                  for a in smalls], axis=0).astype(np.float32)
+        return self._mean
+
+    def _candidates(self, small: np.ndarray, turns: tuple[int, int]) -> list[tuple[float, TemplatePage, Coarse]]:
+        """Every template ranked by its correlation with the page, once the page is turned, deskewed and
+        shifted onto the set's common frame (`_mean_small`)."""
+        mean = self._mean_small()
+        fits = sorted((coarse(mean, small, k) for k in turns), key=lambda c: -c.rho)
+        out = []
+        for c in fits:
+            turned = np.ascontiguousarray(np.rot90(small, c.k))
+            for tp in self.tset.pages:
+                ps = prepared(self.tset, tp).small
+                frame = cv2.warpAffine(turned, c.warp.astype(np.float32), (ps.shape[1], ps.shape[0]),
+                                       flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+                out.append((ncc(ps, frame) + (1.0 if c is fits[0] else 0.0), tp, c))
+        out.sort(key=lambda x: -x[0])
+        return out
+
+    def _code_first(self, image: np.ndarray, dpi: float, turns: tuple[int, int]
+                    ) -> list[tuple[float, TemplatePage, int]]:
+        """A QR code read where the set prints it on an unskewed page: its page, both turns, first (cheap)."""
+        rects = {p.code.rect for p in self.tset.pages if p.code is not None and p.code.kind == "qr"}
+        for rect in rects:
+            for k in turns:
+                text = read_qr_near(image, nominal(image.shape, k, dpi, *self.paper_in), rect)
+                named = self.tset.page_for_code(text) if text else None
+                if named is not None:
+                    return [(1.0, named, k), (0.0, named, (k + 2) % 4)]
+        return []
+
+    def identify_and_register(self, image: np.ndarray) -> tuple[TemplatePage, Registration]:
+        """The template page ``image`` shows and its registration; `ReadError` when either fails."""
+        w_in, h_in = self.paper_in
+        dpi, turned = image_dpi(image.shape, w_in, h_in)
+        fine8 = shrink(image, dpi, FINE_DPI)
+        fine = 255.0 - fine8.astype(np.float32)
+        small = prepare(fine8, FINE_DPI, COARSE_DPI, 1.0)
+        paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
+        turns = (1, 3) if turned else (0, 2)
+        tried: set[tuple[str, int]] = set()
+        failure: ReadError | None = None
+        for _q, tp, k in self._code_first(image, dpi, turns) or self._candidates(small, turns):
+            key = (tp.key, k if isinstance(k, int) else k.k)
+            if key in tried or len(tried) >= FIT_TRIES:
+                continue
+            tried.add(key)
+            c = k if isinstance(k, Coarse) else coarse(prepared(self.tset, tp).small, small, k)
+            try:
+                reg = self._register(image, fine, small.shape, dpi, tp, c, paper)
+                break
+            except ReadError as e:  # a poor coarse fit (a rough scan): try the next candidate
+                failure = failure or e
+        else:
+            raise failure or ReadError("no_template_match", "the page fits no template page")
+        if tp.code is not None:
+            text = read_code(image, reg.affine, tp.code, reg.paper, reg.ink)
+            named = self.tset.page_for_code(text) if text else None
+            if named is tp:
+                return tp, reg
+            if named is not None:
+                return named, self._refit(image, fine, dpi, named, reg, c.k, paper)
+        # By matching: the page in its own frame against every blank; the winner must be clear.
+        frame = page_frame(image, reg.affine, w_in, h_in)
+        scores = sorted(((ncc(frame, prepared(self.tset, p).match), p) for p in self.tset.pages
+                         if prepared(self.tset, p).match.shape == frame.shape), key=lambda s: -s[0])
+        best, win = scores[0]
+        if best < MIN_MATCH:
+            raise ReadError("no_template_match", f"the page matches no template page (best {win.key}, correlation "
+                            f"{best:.2f} < {MIN_MATCH}) and carries no code the set maps")
+        for rho, other in scores[1:]:
+            if best - rho >= MATCH_MARGIN:
+                break
+            # Close overall: compare only where the two blanks differ (a contest, a name).
+            share = closer_share(frame, prepared(self.tset, win).match, prepared(self.tset, other).match)
+            if share < MIN_CLOSER:
+                raise ReadError("template_ambiguous", f"the page matches {win.key} and {other.key} about equally "
+                                f"(correlation {best:.3f} and {rho:.3f}; closer to {win.key} on {share:.0%} of "
+                                "where they differ), and its code does not read")
+        return win, (reg if win is tp else self._refit(image, fine, dpi, win, reg, c.k, paper))
+
+    def _refit(self, image, fine, dpi: float, tp: TemplatePage, reg: Registration, k: int, paper: float
+               ) -> Registration:
+        """Registration against another template, starting from a fit to a similar one."""
+        affine, rms, n = refine(fine, reg.affine, dpi, list(prepared(self.tset, tp).anchors))
+        if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
+            raise ReadError("registration_residual", f"the page does not fit template {tp.key} (RMS residual "
+                            f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)")
+        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp).core_ink, n, paper)
+
+    def _register(self, image: np.ndarray, fine: np.ndarray, small_shape, dpi: float, tp: TemplatePage,
+                  c: Coarse, paper: float) -> Registration:
+        affine = coarse_to_image(c, small_shape, dpi)
+        anchors = list(prepared(self.tset, tp).anchors)
+        affine, rms, n = refine(fine, affine, dpi, anchors)
+        if math.isfinite(rms) and rms > 0.003:  # the coarse fit was off: once more from the better one
+            affine, rms, n = refine(fine, affine, dpi, anchors)
+        if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
+            raise ReadError("registration_residual", f"the page does not fit template {tp.key}: "
+                            + (f"only {n} of {len(anchors)} printed anchors found" if not math.isfinite(rms)
+                               else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"))
+        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, n, paper)
+
+
+def _registration(image: np.ndarray, affine: np.ndarray, dpi: float, rms_in: float, k: int, core_ink: np.ndarray,
+                  anchors_n: int, paper: float | None = None) -> Registration:
+    sx = math.hypot(affine[0, 0], affine[1, 0])
+    sy = math.hypot(affine[0, 1], affine[1, 1])
+    scale = (sx / dpi, sy / dpi)
+    if not all(SCALE_RANGE[0] <= s <= SCALE_RANGE[1] for s in scale):
+        raise ReadError("scale_out_of_range", f"the printed page is {scale[0]:.1%} x {scale[1]:.1%} of the template's "
+                        f"size (allowed {SCALE_RANGE[0]:.0%}-{SCALE_RANGE[1]:.0%})")
+    rotation = (90 * k) % 360
+    angle = math.degrees(math.atan2(affine[1, 0], affine[0, 0]))
+    skew = (angle - rotation + 180.0) % 360.0 - 180.0
+    if abs(skew) > MAX_SKEW_DEG:
+        raise ReadError("skew_out_of_range", f"the page is skewed {skew:.1f} deg (limit {MAX_SKEW_DEG:g} deg)")
+    step = max(1, int(dpi / 50))
+    paper = paper if paper is not None else level(np.ascontiguousarray(image[::step, ::step]), 0.75)
+    if len(core_ink):
+        px = core_ink @ affine[:, :2].T + affine[:, 2]
+        c = np.clip(px[:, 0].astype(int), 0, image.shape[1] - 1)
+        r = np.clip(px[:, 1].astype(int), 0, image.shape[0] - 1)
+        ink = float(np.percentile(image[r, c], 25))  # the blur lightens thin print's middle: take the darker
+    else:
+        ink = level(np.ascontiguousarray(image[::step, ::step]), 0.01)
+    if not paper - ink > 30:
+        ink = max(0.0, paper - 120.0)  # print hardly seen: fall back to a nominal contrast
+    return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, 0.5, ())
+
+
+def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank: np.ndarray) -> list[float]:
+    """Every target's fill score on the page's own blank (its printed outline must score as paper)."""
+    affine = np.array([[tp.dpi, 0.0, 0.0], [0.0, tp.dpi, 0.0]])
+    reg = _registration(blank, affine, tp.dpi, 0.0, 0, prepared(tset, tp).core_ink, 0)
+    tpl = scoring_template(tset, tp, dpi_class(tp.dpi))
+    targets, _flags = score_page(election, blank, reg, tp.style_id, tp.page, DEFAULT_SETTINGS, tpl=tpl,
+                                 thresholds=Thresholds(tset.marginal, tset.definite))
+    return [t.score for t in targets]
