@@ -3,7 +3,7 @@
     python benchmarks/accuracy.py --sheets 2000 --workers 2
 
 Sheets alternate between the "stress" population (every mark kind equally
-often) and the "realistic" one, and between the "default" and "rough" scan
+often) and the "varied" one (the hard cases common), and between the "default" and "rough" scan
 profiles (one sheet in four rough), with a quarter of the sheets scanned
 bitonal, all at 200 DPI. Every target is compared with the truth's expected
 scanner reading (`tabulate.ballots.marks.MARK_KINDS`):
@@ -43,7 +43,7 @@ HAND = {"marked": "vote", "unmarked": "no_vote", "marginal": "ambiguous"}
 
 def sheet_options(k: int, bitonal_fraction: float = 0.25) -> dict:
     """The simulator options of sheet ``k`` of the benchmark's mix."""
-    return {"population": ("stress", "realistic")[k % 2], "scan_profile": "rough" if k % 4 == 3 else "default",
+    return {"population": ("stress", "varied")[k % 2], "scan_profile": "rough" if k % 4 == 3 else "default",
             "bitonal_fraction": bitonal_fraction, "dpi": 200}
 
 

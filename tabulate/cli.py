@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "scan",
     "reports",
     "store_reports",
+    "explain",
     "scores",
     "review",
     "verify",

@@ -168,7 +168,7 @@ def test_a_larger_simulated_batch_from_planned_marks_is_explained_in_full(tmp_pa
     store = open_store(db)
     store.bind_election(ELECTION_, _json.loads(ELECTION.read_text(encoding="utf-8")))
     batch = store.open_batch("sim", "election_day", tabulator="1")
-    made = [planned_outcome((ELECTION_, k, 2029, False, "realistic")) for k in range(80)]
+    made = [planned_outcome((ELECTION_, k, 2029, False, "varied")) for k in range(80)]  # the former "realistic" mix
     store.record_sheets(batch.id, [o for o, _ in made])
     conn = connect(db)
     try:

@@ -45,7 +45,7 @@ def test_make_writes_front_and_back_per_sheet_and_a_truth_file(tmp_path, capsys)
 def test_images_on_disk_are_the_simulated_pages(tmp_path):
     _make(tmp_path, "--format", "png", "--bitonal-fraction", "0", ballots=2)
     election = load_election(GENERAL)
-    sheet = simulate_sheet(election, 1, 4, dpi=60)
+    sheet = simulate_sheet(election, 1, 4, dpi=60, population="realistic")  # the default of `samples make`
     front = np.asarray(Image.open(tmp_path / "sheet-00002-front.png"))
     np.testing.assert_array_equal(front, sheet.pages[0])
     assert load_truth(tmp_path)["sheets"][1]["targets"] == sheet.truth["targets"]

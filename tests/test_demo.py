@@ -35,6 +35,12 @@ def test_the_demo_scans_the_samples_into_a_store_and_prints_results_queue_and_fi
     read = int(re.search(r"sheets read\s+(\d+)", text).group(1))
     assert read > 0 and re.search(rf"accounted for: .* = {read}\b", text)
     assert "needs review" in text and str(out / "demo.db") in text
+    # The first lines of the review queue: each ballot by batch · position, and why, in plain words.
+    queue = text.split("The review queue: ", 1)[1].split("\n\n", 1)[0].splitlines()
+    n = int(queue[0].split()[0])
+    assert n == int(re.search(r"needs review\s+(\d+)", text).group(1))
+    assert len(queue) == 1 + min(n, 5) and all(re.match(r"  demo-election-day · \d+ +\S", line) for line in queue[1:])
+    assert "_" not in "".join(queue[1:])  # words, not codes
     assert any((out / "ballots" / "general").glob("style-*-page-1.png"))
     store = open_store(out / "demo.db", create=False)
     try:

@@ -97,11 +97,11 @@ def test_a_forged_decision_row_is_named(env, capsys):
 
 @pytest.mark.parametrize("sql, named", [
     ("UPDATE votes SET selections = '[\"sen-forged\"]' WHERE sheet_id = 8 AND contest_id = 'us-senate'",
-     "sheet 8 (sample #8) does not match"),
-    ("UPDATE sheets SET status = 'rejected' WHERE id = 9", "sheet 9 (sample #9) does not match"),
-    ("UPDATE sheets SET status = 'counted' WHERE id = 3", "sheet 3 (sample #3) does not match"),
-    ("DELETE FROM votes WHERE sheet_id = 10", "sheet 10 (sample #10) does not match"),
-    ("UPDATE pages SET sha256 = '00' WHERE sheet_id = 11 AND side = 1", "sheet 11 (sample #11) does not match"),
+     "sheet 8 (sample · 8) does not match"),
+    ("UPDATE sheets SET status = 'rejected' WHERE id = 9", "sheet 9 (sample · 9) does not match"),
+    ("UPDATE sheets SET status = 'counted' WHERE id = 3", "sheet 3 (sample · 3) does not match"),
+    ("DELETE FROM votes WHERE sheet_id = 10", "sheet 10 (sample · 10) does not match"),
+    ("UPDATE pages SET sha256 = '00' WHERE sheet_id = 11 AND side = 1", "sheet 11 (sample · 11) does not match"),
     ("UPDATE batches SET vote_type = 'provisional'", "batch 1 does not match"),
 ])
 def test_editing_the_stores_rows_is_named(env, capsys, sql, named):
@@ -163,7 +163,7 @@ def test_votes_resealed_by_a_forged_entry_still_fail_the_rules_reapplied(env, ca
     code, out = _verify(env.db, capsys, "--fast")
     assert code == 0  # the sealed rows agree with the forged journal ...
     code, out = _verify(env.db, capsys)
-    assert code == 1 and "sheet 8 (sample #8): re-applying the rules to its marks gives" in out  # ... the law does not
+    assert code == 1 and "sheet 8 (sample · 8): re-applying the rules to its marks gives" in out  # ... the law does not
 
 
 def test_a_decision_resealed_by_a_forged_entry_fails_when_re_derived(decided, capsys):

@@ -64,3 +64,16 @@ def test_an_unread_page_is_annotated_with_its_reason(tmp_path, capsys):
     assert "no registration marks found" in capsys.readouterr().out
     img = cv2.imread(str(out / "blank.png"))
     assert (img[:, :, 2] > 150).any() and ((img[:, :, 2] > 150) & (img[:, :, 0] < 100)).any()
+
+
+def test_read_json_can_be_given_to_votes_marks(tmp_path, capsys):
+    """The reading's marks feed the rules as they are: straight party DEM (31 KAR 6:030 §5(1)) gives Okafor."""
+    front, back = _files(tmp_path)
+    assert main(["read", str(front), str(back), "--election", str(SAMPLE), "--json"]) == 0
+    reading = tmp_path / "reading.json"
+    reading.write_text(capsys.readouterr().out)
+    assert main(["votes", "--election", str(SAMPLE), "--marks", str(reading), "--json"]) == 0
+    (ballot,) = json.loads(capsys.readouterr().out)["ballots"]
+    assert ballot["straight_party"] == "DEM"
+    president = next(c for c in ballot["contests"] if c["contest_id"] == "president")
+    assert president["selections"] == ["pres-okafor"] and president["from_straight_party"]

@@ -94,7 +94,7 @@ def box(tmp_path):
     assert [r.status for r in recorded] == ["counted", "rejected", "needs_review", "counted", "duplicate", "counted"]
     store.close()
     # The paper in the box: store positions 1, 2, 3, 4 and 6 (position 5 repeats position 1's files).
-    return db, ["T2-tub-1-1", "T2-tub-1-2", "T2-tub-1-3", "T2-tub-1-4", "T2-tub-1-6"]
+    return db, ["tub-1 · 1", "tub-1 · 2", "tub-1 · 3", "tub-1 · 4", "tub-1 · 6"]  # ImprintedId: batch · position
 
 
 def _document() -> dict:

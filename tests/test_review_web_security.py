@@ -71,8 +71,10 @@ def test_the_login_form_needs_its_own_token(env, app):
 @pytest.mark.parametrize("who, path", [
     ("alice", "/admin/users"), ("alice", "/admin/log"), ("alice", "/board"), ("alice", "/decisions"),
     ("alice", "/decisions.csv"), ("oscar", "/queue"), ("oscar", f"/img/{MARGINAL}/1.png"), ("oscar", "/board"),
-    ("admin", "/queue"), ("admin", f"/ballot/{MARGINAL}"), ("admin", f"/img/{MARGINAL}/1.png"),
+    ("admin", "/queue"), ("admin", f"/ballot/{MARGINAL}"),
     ("board1", "/admin/users"), ("board1", "/admin/log"),
+    # Explaining a ballot (its images included) is for the board and the administrator (issue 16).
+    ("alice", f"/ballot/{MARGINAL}/explain"), ("alice", "/explain"), ("oscar", f"/ballot/{MARGINAL}/explain"),
 ])
 def test_each_role_sees_only_what_it_may(env, app, who, path):
     br = Browser(app)
@@ -105,7 +107,7 @@ def test_images_are_only_for_the_team_holding_the_ballot_and_the_board(env, app)
     board.login("board1")
     assert board.get(url).status_code == 200
     assert board.get(f"/img/{MARGINAL}/3.png").status_code == 404
-    assert board.get("/img/999/1.png").status_code == 403
+    assert board.get("/img/999/1.png").status_code == 404  # the board may explain any sheet: none is 999
     assert board.get(f"/img/{MARGINAL}/1/contest/no-such-contest.png").status_code == 404
     assert board.get(f"/img/{MARGINAL}/1/area/us-senate/sen-brennan/secret.png").status_code == 404
     assert board.get(f"/img/{MARGINAL}/1/contest/..%2F..%2F..%2Fetc%2Fpasswd.png").status_code == 404

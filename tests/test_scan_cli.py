@@ -128,7 +128,8 @@ def test_every_kind_of_bad_input_is_set_aside_with_its_reason_and_the_batch_goes
     assert all(by_position[p][3] == "rejected" for p in range(11, 18))
     assert reasons == {11: {"corrupt_image"}, 12: {"empty_file"}, 13: {"not_an_image"}, 14: {"wrong_election"},
                        15: {"unknown_style"}, 16: {"image_too_large"}, 17: {"missing_back_page"}}
-    assert re.search(r"rejected\s+7\s+corrupt_image 1, empty_file 1, image_too_large 1", result.stdout)
+    # The summary names the reasons in the review app's words (tabulate.core.vocabulary).
+    assert re.search(r"rejected\s+7\s+Image is corrupt 1, Image file is empty 1, Image too large 1", result.stdout)
     assert "accounted for:" in result.stdout and "= 17" in result.stdout
 
 

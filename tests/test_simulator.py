@@ -55,9 +55,9 @@ def test_changing_the_scanner_leaves_the_voters_marks_alone():
     assert a.truth["images"] != b.truth["images"]
 
 
-def test_realistic_population_mixes_every_archetype_and_mark():
+def test_varied_population_mixes_every_archetype_and_mark():
     rng = np.random.default_rng(0)
-    archetypes = Counter(draw_voter(GENERAL, rng, POPULATIONS["realistic"]).archetype for _ in range(600))
+    archetypes = Counter(draw_voter(GENERAL, rng, POPULATIONS["varied"]).archetype for _ in range(600))
     assert set(archetypes) == {"full", "undervote", "straight_party", "straight_party_crossover",
                                "straight_party_double", "overvote", "write_in", "blank"}
     assert archetypes["full"] > archetypes["overvote"] > archetypes["blank"]
@@ -76,7 +76,7 @@ def test_primary_has_no_straight_party_and_no_write_ins():
 
 def test_straight_party_voter_leaves_partisan_contests_to_the_party():
     rng = np.random.default_rng(3)
-    pop = POPULATIONS["realistic"]
+    pop = POPULATIONS["varied"]
     voter = next(v for v in (draw_voter(GENERAL, rng, pop) for _ in range(400)) if v.archetype == "straight_party")
     party = voter.straight_party[0]
     senate = GENERAL.contest("us-senate")
@@ -183,3 +183,13 @@ def test_sample_primary_is_a_closed_kentucky_primary():
     assert set(nonpartisan[0].precincts) == every
     for s in e.ballot_styles:
         layout_style(e, s.id)  # fits on one sheet
+
+
+def test_realistic_population_sends_a_few_per_cent_to_a_person_mostly_write_ins():
+    """What counties see: a few per cent of sheets need a person, most for a write-in (31 KAR 6:030 §4)."""
+    truths = [s.truth for s in simulate_sheets(GENERAL, 200, 16, dpi=30, population="realistic")]
+    flagged = [t for t in truths if t["needs_review"]]
+    assert 1 <= len(flagged) <= 16, len(flagged)  # 0.5 % to 8 %
+    write_in = sum(any(r["code"] in ("marked_write_in", "unmarked_write_in") for r in t["review_reasons"])
+                   for t in flagged)
+    assert write_in > len(flagged) / 2, Counter(r["code"] for t in flagged for r in t["review_reasons"])

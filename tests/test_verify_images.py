@@ -18,4 +18,4 @@ def test_verify_images_re_reads_every_sheet_and_names_a_replaced_image(tmp_path,
     capsys.readouterr()
     assert main(["verify", "--db", str(tmp_path / "s.db"), "--images"]) == 1  # ... the evidence is not
     err = capsys.readouterr().err
-    assert "sheet 1 (sample #1) page 1: the image" in err and "is not the one scanned" in err
+    assert "sheet 1 (sample · 1) page 1: the image" in err and "is not the one scanned" in err

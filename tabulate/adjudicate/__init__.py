@@ -12,7 +12,7 @@ from .decisions import Decision, RecordResult, apply_pending, record_entry, reop
 from .entries import NOT_COUNTED, DecidedVotes, DecisionError, Entry, WriteInReading, decided_votes
 from .panels import Panel, Team, TeamError
 from .queue import LeaseLost, QueueFilter, lease, lease_next, list_queue, progress, sync
-from .records import adjudicated_records
+from .records import adjudicated_counts, adjudicated_records
 from .schema import connect, migrate
 from .source import ReviewSheet, SourceError, StoreSource
 from .users import LoginFailed, User, UserError, add_user, authenticate
@@ -20,7 +20,7 @@ from .users import LoginFailed, User, UserError, add_user, authenticate
 __all__ = [
     "NOT_COUNTED", "DecidedVotes", "Decision", "DecisionError", "Entry", "LeaseLost", "LoginFailed", "Panel",
     "QueueFilter", "RecordResult", "ReviewSheet", "SourceError", "StoreSource", "Team", "TeamError", "User",
-    "UserError", "Verification", "WriteInReading", "add_user", "adjudicated_records", "apply_pending",
+    "UserError", "Verification", "WriteInReading", "add_user", "adjudicated_counts", "adjudicated_records", "apply_pending",
     "authenticate", "connect", "decided_votes", "lease", "lease_next", "list_queue", "migrate",
     "progress", "record_entry", "reopen", "sync", "verify",
 ]

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Mapping
 
 from ..election import Contest, Election
 from ..rules import ContestVotes, OptionMark
 from ..rules.types import AdjudicationReason
+
+
+def when_words(ts: str | None) -> str:
+    """A stored UTC timestamp as local time to the second: "2026-11-30 07:57:01 EET"; "" for none."""
+    if not ts:
+        return ""
+    try:
+        t = datetime.fromisoformat(ts)
+    except ValueError:
+        return ts
+    return t.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z").strip()
 
 
 def hand_clause_words(clause: str) -> str:

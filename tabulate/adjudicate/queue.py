@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..core.errors import TabulateError
+from ..core.vocabulary import REASON_WORDS
 from . import auditlog
 from .panels import BOARD, Panel
 from .schema import transaction
@@ -55,16 +56,8 @@ HAND_ENTRY_CODES: frozenset[str] = frozenset({
     "style_code_unreadable", "layout_mismatch", "page_rejected", "missing_page",
 })
 
-REASON_LABELS: dict[str, str] = {
-    "overvote": "Overvote",
-    "marked_write_in": "Write-in",
-    "unmarked_write_in": "Name written, target not marked",
-    "marginal_mark": "Marginal mark",
-    "scan_hand_disagreement": "Scanner and hand reading differ",
-    "blank_ballot": "Blank ballot",
-    "undervote": "Undervote",
-    DAMAGED: "Damaged: enter by hand",
-}
+#: The reasons in words: one vocabulary for the CLI, the web and the forms (`tabulate.core.vocabulary`).
+REASON_LABELS = REASON_WORDS
 
 
 class LeaseLost(TabulateError, RuntimeError):
@@ -266,6 +259,15 @@ def list_queue(conn: sqlite3.Connection, *, states: Iterable[str] = ("open", "bo
     return [_row(r, now) for r in conn.execute(sql, [*states, *args, int(limit), int(offset)])]
 
 
+def count_queue(conn: sqlite3.Connection, *, states: Iterable[str] = ("open", "board"),
+                flt: QueueFilter = QueueFilter()) -> int:
+    """How many queued ballots `list_queue` would list without a limit (for "100 of 201")."""
+    states = tuple(states)
+    where, args = flt.sql()
+    sql = (f"SELECT COUNT(*) FROM ({_LIST_SQL} WHERE b.state IN ({','.join('?' * len(states))}) AND {where})")
+    return int(conn.execute(sql, [*states, *args]).fetchone()[0])
+
+
 def queue_row(conn: sqlite3.Connection, sheet_id: str) -> QueueRow | None:
     r = conn.execute(_LIST_SQL + " WHERE b.sheet_id = ?", (sheet_id,)).fetchone()
     return _row(r, time.time()) if r else None
@@ -369,6 +371,6 @@ def reasons_of(conn: sqlite3.Connection, sheet_id: str) -> list[tuple[str, str |
 
 __all__ = ["DAMAGED", "HAND_ENTRY_CODES", "LEASE_S", "LeaseLost", "PRIORITY", "Progress", "QueueFilter",
            "send_to_board",
-           "QueueRow", "REASON_LABELS", "current_lease", "hand_entry_candidates", "lease", "lease_next",
+           "QueueRow", "REASON_LABELS", "count_queue", "current_lease", "hand_entry_candidates", "lease", "lease_next",
            "list_queue", "priority", "progress", "queue_row", "reasons_of", "release",
            "set_aside_for_hand_entry", "sync"]

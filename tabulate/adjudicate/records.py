@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
+from dataclasses import replace
 from pathlib import PurePath
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from ..core import LIVE_STATUSES, BallotRecord, BallotVotes, ContestVotes, votes_from_dict
 from ..core.errors import TabulateError
+from ..store.base import BatchCounts
 from ..store.records import marks_from_json, to_record
 
 
@@ -104,3 +107,36 @@ def adjudicated_records(store, conn: sqlite3.Connection) -> Iterator[BallotRecor
             images=tuple((PurePath(p.source).name, p.sha256) for p in sheet.pages), write_ins=_write_ins(row),
             status="counted", tabulator=getattr(sheet.batch, "tabulator", "1"))
 
+
+
+def adjudicated_counts(store, conn: sqlite3.Connection, counts: Sequence[BatchCounts]) -> list[BatchCounts]:
+    """The store's per-batch counts with decisions folded in, as `adjudicated_records` folds them into reports.
+
+    A decided ballot moves from "needs review" (or, entered by hand, from
+    "set aside") to "counted", and its reasons leave the review queue's
+    breakdown, so that ``tabulate status`` tells the same story as
+    ``tabulate results`` after review.
+    """
+    decided = current_decisions(conn)
+    if not decided:
+        return list(counts)
+    moved: dict[int, Counter] = {}
+    for sheet_id in decided:
+        sheet = store.sheet(int(sheet_id))
+        if sheet.status not in ("needs_review", "rejected"):
+            continue
+        c = moved.setdefault(sheet.batch.id, Counter())
+        c[sheet.status] += 1
+        for code in {r.code for r in sheet.reasons}:
+            c[(sheet.status, code)] += 1
+    out = []
+    for bc in counts:
+        m = moved.get(bc.batch.id)
+        if not m:
+            out.append(bc)
+            continue
+        by_reason = {k: n - m[k] for k, n in bc.by_reason.items() if n - m[k] > 0}
+        n_decided = m["needs_review"] + m["rejected"]
+        out.append(replace(bc, counted=bc.counted + n_decided, needs_review=bc.needs_review - m["needs_review"],
+                           rejected=bc.rejected - m["rejected"], by_reason=by_reason, decided=n_decided))
+    return out

@@ -55,9 +55,9 @@ MIN_PASSWORD_CHARS = 10
 PERMISSIONS: dict[str, frozenset[str]] = {
     "operator": frozenset({"progress"}),
     "reviewer": frozenset({"progress", "queue", "decide", "team"}),
-    "board": frozenset({"progress", "queue", "decide", "board", "reopen", "decisions", "export", "audit_board"}),
-    "admin": frozenset({"progress", "users", "log", "decisions", "export"}),
-    "auditor": frozenset({"audit_count"}),
+    "board": frozenset({"progress", "queue", "decide", "board", "reopen", "decisions", "export", "audit_board", "explain"}),
+    "admin": frozenset({"progress", "users", "log", "decisions", "export", "explain"}),
+    "auditor": frozenset({"audit_count", "explain"}),
 }
 
 #: argon2-cffi's defaults are RFC 9106's second recommended option (argon2id, 64 MiB, 3 passes):

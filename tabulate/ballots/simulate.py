@@ -97,7 +97,7 @@ def _profile(p: str | ScanProfile) -> ScanProfile:
 
 
 def simulate_sheet(election: Election, index: int, seed: int, *, dpi: int = 200,
-                   population: str | Population = "realistic", scan_profile: str | ScanProfile = "default",
+                   population: str | Population = "varied", scan_profile: str | ScanProfile = "default",
                    bitonal_fraction: float = 0.0, intent: VoterIntent | None = None,
                    plan: SheetPlan | None = None, scan: SheetScan | None = None) -> SimulatedSheet:
     """Simulate sheet ``index`` (0-based) of the run seeded ``seed``.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping
 
+from ..core.vocabulary import SEVERAL_REASONS_NOTE, reason_counts_words, reason_words
 from ..election import Election
 from ..store.base import BatchCounts
 from .pipeline import RunSummary
@@ -12,7 +13,7 @@ from .pipeline import RunSummary
 
 def _reasons(by_reason: Mapping[tuple[str, str], int], status: str) -> str:
     items = sorted(((code, n) for (st, code), n in by_reason.items() if st == status), key=lambda x: (-x[1], x[0]))
-    return ", ".join(f"{code} {n}" for code, n in items)
+    return reason_counts_words(items)
 
 
 def _shorten(paths: Iterable[str], limit: int = 5) -> str:
@@ -66,10 +67,14 @@ def status_dict(path: str, election: Election | None, counts: list[BatchCounts],
             "operator": c.batch.operator, "tabulator": c.batch.tabulator, "started_at": c.batch.started_at,
             "ended_at": c.batch.ended_at, "sheets": c.sheets, "counted": c.counted,
             "needs_review": c.needs_review, "rejected": c.rejected, "duplicate": c.duplicate,
-            "reasons": [{"status": st, "code": code, "sheets": n} for (st, code), n in sorted(c.by_reason.items())],
+            "decided": c.decided,
+            "reasons": [{"status": st, "code": code, "words": reason_words(code), "sheets": n}
+                        for (st, code), n in sorted(c.by_reason.items())],
         } for c in counts],
         "totals": {"sheets": sum(status.values()), **{k: status[k] for k in
-                                                       ("counted", "needs_review", "rejected", "duplicate")}},
+                                                       ("counted", "needs_review", "rejected", "duplicate")},
+                   "decided": sum(c.decided for c in counts)},
+        "reasons_note": SEVERAL_REASONS_NOTE,
         "event_log": {"entries": events, "intact": chain_error is None, "error": chain_error},
         "journal": {"entries": events, "intact": chain_error is None, "error": chain_error,
                     "head_entry": head[0] if head else None, "head_hash": head[1] if head else None},
@@ -95,7 +100,11 @@ def format_status(path: str, election: Election | None, counts: list[BatchCounts
         status, reasons = _totals(counts)
         lines.append(f"  {'total':<56} {sum(status.values()):7d} {status['counted']:8d} "
                      f"{status['needs_review']:7d} {status['rejected']:9d} {status['duplicate']:5d}")
+        decided = sum(c.decided for c in counts)
+        if decided:
+            lines.append(f"  counted includes {decided} sheet(s) decided by people (review or entry by hand)")
         lines.append("")
+        lines.append(f"  by reason, in {SEVERAL_REASONS_NOTE}:")
         lines.append("  review queue: " + (_reasons(reasons, "needs_review") or "empty"))
         lines.append("  set aside:    " + (_reasons(reasons, "rejected") or "none"))
     lines.append("  journal:      " + (f"{events} entries, hash chain intact" if chain_error is None

@@ -119,11 +119,14 @@ def run_demo(args: argparse.Namespace) -> int:
         summary = run_batch(store, election, batch, ScanPlan([scans]), workers=args.workers,
                             progress=not args.no_progress)
         tally = tally_records(election, ballot_records(store))
+        flagged = list(store.sheets(status="needs_review"))
     finally:
         store.close()
 
     print(results_table(tally))
     print(format_summary(summary))
+    print()
+    print(format_queue_head(election, flagged))
     print()
     print("Where the files are")
     print(f"  blank ballots   {out / 'ballots'}  ({ballots} PNG pages, one precinct per style)")
@@ -135,4 +138,26 @@ def run_demo(args: argparse.Namespace) -> int:
     print(f"  tabulate verify --db {db} --images")
     print(f"  tabulate results --db {db} --format csv")
     print(f"  tabulate cvr --db {db} --out cvr.json")
+    if flagged:
+        print(f"  tabulate explain --db {db} \"{flagged[0].label}\"")
     return 0
+
+
+def format_queue_head(election, flagged, limit: int = 5) -> str:
+    """The first lines of the review queue: where each ballot is, and why, in the review app's words."""
+    from ..core.vocabulary import reason_words
+
+    queued = set(election.adjudication.reasons)
+    lines = [f"The review queue: {len(flagged)} sheet(s)" + (f", the first {limit}" if len(flagged) > limit else "")]
+    for sheet in flagged[:limit]:
+        where: dict[str, list[str]] = {}
+        for r in sheet.reasons:
+            if r.code in queued:
+                titles = where.setdefault(reason_words(r.code), [])
+                title = election.contest(r.contest_id).title if r.contest_id else ""
+                if title and title not in titles:
+                    titles.append(title)
+        why = [words + (f" ({titles[0]})" if len(titles) == 1 else f" in {len(titles)} contests" if titles else "")
+               for words, titles in where.items()]
+        lines.append(f"  {sheet.label:<24} " + "; ".join(why))
+    return "\n".join(lines)

@@ -72,7 +72,14 @@ def run(args) -> int:
                 cv2.imwrite(str(args.annotate / name), annotate_page(election, image, reading, _layout(reader, reading)))
     sheets = [pair_pages(election, pages[i:i + 2], reader=reader) for i in range(0, len(pages), 2)]
     if args.json:
-        print(json.dumps({"election": election.hash_prefix, "sheets": [s.to_dict() for s in sheets]}, indent=1))
+        from ..detect.read import sheet_marks
+        from ..rules import marks_to_dict
+
+        # "ballots" holds the marks of every sheet read, in the marks format (docs/marks.md), so this
+        # document can be given as it is to `tabulate votes --marks`.
+        ballots = [marks_to_dict(sheet_marks(s)) for s in sheets if s.ok]
+        print(json.dumps({"election": election.hash_prefix, "sheets": [s.to_dict() for s in sheets],
+                          "ballots": ballots}, indent=1))
     else:
         for n, sheet in enumerate(sheets, 1):
             print("\n".join(_sheet_text(n, sheet)))

@@ -156,11 +156,23 @@ def run_sample(args: argparse.Namespace) -> int:
 
 
 def _read_password(args: argparse.Namespace) -> str:
+    """The new password: the first line of stdin, or typed twice at a terminal; never a traceback."""
+    from ..adjudicate.users import MIN_PASSWORD_CHARS
+
     if args.password_stdin:
-        line = sys.stdin.readline()
+        line = sys.stdin.readline() if sys.stdin is not None else ""
+        if not line:
+            raise UsageError("no password on standard input (it is empty or closed)")
         return line.rstrip("\r\n")
-    first = getpass.getpass(f"Password for {args.name}: ")
-    again = getpass.getpass("Again: ")
+    if sys.stdin is None or not sys.stdin.isatty():
+        raise UsageError("standard input is not a terminal: pipe the password with --password-stdin")
+    try:
+        first = getpass.getpass(f"Password for {args.name}: ")
+        if len(first) < MIN_PASSWORD_CHARS:
+            raise UsageError(f"a password needs at least {MIN_PASSWORD_CHARS} characters")
+        again = getpass.getpass("Again: ")
+    except EOFError:
+        raise UsageError("standard input closed before the password was typed") from None
     if first != again:
         raise UsageError("the two passwords differ")
     return first
@@ -183,10 +195,35 @@ def _election_parties(db: str):
     return election.parties if election is not None else None
 
 
+def _check_new_user(conn, args: argparse.Namespace) -> None:
+    """What can be checked before anyone types a password (31 KAR 4:220 Section 7(1) for reviewers)."""
+    from ..adjudicate.names import NameRefused, election_party, normal_name
+    from ..adjudicate.users import find_user
+
+    if args.role == "reviewer" and not (args.party or "").strip():
+        raise UsageError("a reviewer needs --party: teams pair reviewers of differing parties "
+                         "(31 KAR 4:220 Section 7(1))")
+    try:
+        name = normal_name(args.name)
+        parties = _election_parties(args.db)
+        if args.party and args.party.strip() and parties is not None:
+            election_party(args.party, parties)
+    except NameRefused as e:
+        raise UsageError(str(e)) from None
+    if find_user(conn, name) is not None:
+        raise UsageError(f"there is already a user named {name!r}")
+
+
+#: A board decides by majority (31 KAR 4:220 Section 9(12)(a)); fewer than three accounts
+#: lets one or two people decide alone.
+MIN_BOARD_ACCOUNTS = 3
+
+
 def run_users_add(args: argparse.Namespace) -> int:
-    from ..adjudicate.users import UserError, add_user
+    from ..adjudicate.users import UserError, add_user, list_users
 
     conn = _connect(args.db, must_exist=False)
+    _check_new_user(conn, args)
     password = _read_password(args)
     try:
         user = add_user(conn, args.name, args.role, password, party=args.party, actor="cli",
@@ -194,6 +231,10 @@ def run_users_add(args: argparse.Namespace) -> int:
     except UserError as e:
         raise UsageError(str(e)) from None
     print(f"added {user.role} {user.label}")
+    board = sum(1 for u, _ in list_users(conn) if u.role == "board" and not u.disabled)
+    if user.role == "board" and board < MIN_BOARD_ACCOUNTS:
+        print(f"tabulate: warning: the board has {board} account(s); it decides by majority "
+              f"(31 KAR 4:220 Section 9(12)(a)), so add at least {MIN_BOARD_ACCOUNTS}", file=sys.stderr)
     return 0
 
 

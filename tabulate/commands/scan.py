@@ -190,7 +190,7 @@ def run_status(args: argparse.Namespace) -> int:
             election = store.election()
         except StoreError as e:
             raise UsageError(str(e)) from None
-        counts = store.batch_counts()
+        counts = _with_decisions(store, store.batch_counts())
         try:
             events, chain = store.verify_events(), None
         except StoreError as e:
@@ -203,3 +203,16 @@ def run_status(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0 if chain is None else 1
+
+
+def _with_decisions(store, counts):
+    """Fold adjudication's decisions into the counts, as `tabulate results` does (no tables: unchanged)."""
+    import sqlite3
+
+    from ..adjudicate.records import adjudicated_counts
+
+    conn = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)
+    try:
+        return adjudicated_counts(store, conn, counts)
+    finally:
+        conn.close()

@@ -27,6 +27,8 @@ The CVR CSV follows the Dominion "CVR export" layout:
 4. ``CvrNumber, TabulatorNum, BatchId, RecordId, ImprintedId, CountingGroup,
    PrecinctPortion, BallotType``, then each choice's party abbreviation;
 
+``ImprintedId`` is the ballot's reference "batch · position", the same words
+the review app, ``tabulate explain`` and the decisions CSV use to name it;
 then one row per sheet: ``1``/``0`` per choice, empty where the contest is not
 on the sheet's ballot style. **An overvoted contest carries the marks as read**
 (a ``1`` for every marked choice), as Dominion's own export does: Arlo applies
@@ -43,6 +45,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from .. import __version__
+from ..core.vocabulary import ballot_reference
 from ..core.vote_types import VOTE_TYPES
 from ..election.model import Contest, Election
 from .csvsafe import writer as csv_writer
@@ -240,7 +243,7 @@ def dominion_cvr_csv(election: Election, records: Iterable[BallotRecord],
     ]
     ix = ElectionIndex(election)
     for number, (k, r) in enumerate(sheets, start=1):
-        ids = [number, r.tabulator, r.batch, k, f"{r.tabulator}-{r.batch}-{r.position}",
+        ids = [number, r.tabulator, r.batch, k, ballot_reference(r.batch, r.position),
                ARLO_COUNTING_GROUPS[r.vote_type], r.precinct_id]
         if isinstance(r, SetAsideSheet):
             rows.append(ids + [f"set aside: {r.reason}"] + [""] * len(columns))

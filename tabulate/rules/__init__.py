@@ -9,6 +9,7 @@ docs/marks.md. The rules read no images.
 from ..core.votes import votes_to_dict
 from ._apply import MarksError, apply_rules
 from ._clauses import CLAUSE_TEXT, cite
+from ._clauses import STRAIGHT_PARTY as STRAIGHT_PARTY_CLAUSE
 from ._marks_io import marks_to_dict, parse_marks
 from ._named import NamedVotes, NamedWriteIn, apply_write_in_names
 from ._write_in import WriteInDecision, resolve_write_in
@@ -24,7 +25,7 @@ from .types import (
 )
 
 __all__ = [
-    "CLAUSE_TEXT", "MARK_CLASSES", "AdjudicationReason", "BallotMarks", "BallotVotes", "ContestStatus",
+    "CLAUSE_TEXT", "MARK_CLASSES", "STRAIGHT_PARTY_CLAUSE", "AdjudicationReason", "BallotMarks", "BallotVotes", "ContestStatus",
     "ContestVotes", "MarkClass", "MarksError", "NamedVotes", "NamedWriteIn", "OptionMark", "WriteInDecision",
     "apply_rules", "apply_write_in_names", "marks_to_dict",
     "parse_marks", "resolve_write_in", "votes_to_dict", "cite",

@@ -36,7 +36,8 @@ def parse_marks(election: Election, doc: Any, source: str = "marks") -> list[Bal
     problems: list[Problem] = []
     if not isinstance(doc, dict) or not isinstance(doc.get("ballots"), list):
         raise MarksError(source, [Problem("$", 'expected an object {"ballots": [...]}')])
-    for key in sorted(set(doc) - {"ballots"}):
+    # "election" and "sheets" are what `tabulate read --json` writes beside "ballots": its output is a marks file.
+    for key in sorted(set(doc) - {"ballots", "election", "sheets"}):
         problems.append(Problem(f"$.{key}", "unknown field"))
     ballots = []
     for n, b in enumerate(doc["ballots"]):

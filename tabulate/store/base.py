@@ -29,6 +29,7 @@ from ..core.sheets import LIVE_STATUSES as LIVE_STATUSES
 from ..core.sheets import SHEET_STATUSES as SHEET_STATUSES
 from ..core.sheets import SheetReason as SheetReason
 from ..core.sheets import SheetStatus as SheetStatus
+from ..core.vocabulary import ballot_reference
 from ..core.votes import BallotVotes, ContestVotes
 from ..election import Election
 from .journal import ChainCheck, JournalEntry
@@ -154,6 +155,8 @@ class BatchCounts:
     rejected: int = 0
     duplicate: int = 0
     by_reason: Mapping[tuple[str, str], int] = field(default_factory=dict)
+    #: Of ``counted``, the sheets a person decided (review or entry by hand); 0 as the store alone counts.
+    decided: int = 0
 
     @property
     def sheets(self) -> int:
@@ -188,8 +191,8 @@ class StoredSheet:
 
     @property
     def label(self) -> str:
-        """Where a person finds the paper: ``<batch> #<position>``."""
-        return f"{self.batch.name} #{self.position}"
+        """Where a person finds the paper: ``<batch> · <position>`` (`tabulate.core.vocabulary`)."""
+        return ballot_reference(self.batch.name, self.position)
 
 
 #: An entry of the store's journal (the name it had as the store's own event log).

@@ -18,7 +18,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import schema
-from . import views_admin, views_audit, views_auth, views_board, views_images, views_queue, views_review
+from . import views_admin, views_audit, views_auth, views_board, views_explain, views_images, views_queue, views_review
 from .context import AppState
 
 #: The largest request body accepted: a review form is a few kB.
@@ -74,6 +74,8 @@ ROUTES = [
     Route("/ballot/{sheet_id:int}/done", views_review.done),
     Route("/ballot/{sheet_id:int}/release", views_review.release, methods=["POST"]),
     Route("/ballot/{sheet_id:int}/decided", views_board.decided),
+    Route("/ballot/{sheet_id:int}/explain", views_explain.explain_page),
+    Route("/explain", views_explain.find_page),
     Route("/ballot/{sheet_id:int}/reopen", views_board.reopen, methods=["POST"]),
     Route("/board", views_board.board_page),
     Route("/board/hand-entry/{sheet_id:int}", views_board.hand_entry, methods=["POST"]),
@@ -90,6 +92,19 @@ ROUTES = [
     Route("/img/{sheet_id:int}/{side:int}/area/{contest_id}/{option_id}/{area}.png", views_images.area_image),
     Mount("/static", StaticFiles(directory=str(Path(__file__).with_name("static"))), name="static"),
 ]
+
+
+async def _http_error(request, exc):
+    """404 and 405 as a page of the app (the user is not looked up: these pages show no data)."""
+    from .context import TEMPLATES
+
+    status = getattr(exc, "status_code", 500)
+    message = {404: "There is no such page.",
+               405: "This address takes a form sent from the app's own pages, not a visit: go back and use the "
+                    "button on the page."}.get(status, "The request could not be answered.")
+    headers = getattr(exc, "headers", None) or {}
+    return TEMPLATES.TemplateResponse(request, "error.html", {"message": message, "status": status, "user": None},
+                                      status_code=status, headers=headers)
 
 
 def create_app(db_path: str | Path, *, allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost"),
@@ -111,7 +126,8 @@ def create_app(db_path: str | Path, *, allowed_hosts: Sequence[str] = ("127.0.0.
         schema.migrate(conn)
     finally:
         conn.close()
-    app = Starlette(routes=ROUTES, max_body_size=MAX_BODY_BYTES, middleware=[
+    app = Starlette(routes=ROUTES, max_body_size=MAX_BODY_BYTES,
+                    exception_handlers={404: _http_error, 405: _http_error}, middleware=[
         Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)),
         Middleware(SecurityHeaders),
     ])

@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
 
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
 from .. import panels, schema
+from ..explain import when_words
 from ..panels import Panel
 from ..sessions import Session, csrf_ok, load_session
 from ..source import StoreSource
@@ -36,6 +38,17 @@ PRELOGIN_COOKIE = "tabulate_prelogin"
 MAX_FORM_FIELDS = 2000
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
+
+
+def _when_tag(ts: str | None) -> Markup:
+    """A stored UTC time as ``<time>``: local time to the second (review.js shows the browser's zone)."""
+    if not ts:
+        return Markup("")
+    return Markup('<time datetime="{}">{}</time>').format(ts, when_words(ts))
+
+
+TEMPLATES.env.filters["when_tag"] = _when_tag
+TEMPLATES.env.filters["when"] = when_words
 
 
 class AppState:

@@ -6,6 +6,7 @@ import io
 
 from starlette.responses import RedirectResponse, Response
 
+from ...core.vocabulary import ballot_reference
 from ...report.csvsafe import writer as csv_writer
 from .. import auditlog, decisions, queue
 from ..entries import DecisionError
@@ -32,6 +33,12 @@ def _summary(ctx: Ctx, d: decisions.Decision) -> list[dict]:
         now = contest_outcome(contest, cv, write_ins)
         rows.append({"title": contest.title, "before": was, "after": now, "changed": bool(b) and was != now})
     return rows
+
+
+def _places(ctx: Ctx) -> dict[str, str]:
+    """Each queued ballot's reference "batch · position", by sheet id."""
+    return {r[0]: ballot_reference(r[1], r[2]) for r in ctx.conn.execute(
+        "SELECT sheet_id, batch, position FROM adj_ballots")}
 
 
 @endpoint("queue")
@@ -69,7 +76,7 @@ def board_page(ctx: Ctx) -> Response:
     recent = decisions.decisions(ctx.conn, current_only=True)[-50:][::-1]
     return ctx.render("board.html", candidates=queue.hand_entry_candidates(ctx.conn, ctx.source),
                       recent=recent, progress=queue.progress(ctx.conn), message=ctx.request.query_params.get("m", ""),
-                      decided_by=election.adjudication.decided_by)
+                      decided_by=election.adjudication.decided_by, places=_places(ctx))
 
 
 @endpoint("board")
@@ -84,7 +91,7 @@ def hand_entry(ctx: Ctx, sheet_id: str) -> Response:
 
 @endpoint("decisions")
 def decisions_page(ctx: Ctx) -> Response:
-    return ctx.render("decisions.html", rows=decisions.decisions(ctx.conn)[::-1])
+    return ctx.render("decisions.html", rows=decisions.decisions(ctx.conn)[::-1], places=_places(ctx))
 
 
 @endpoint("export")
@@ -93,14 +100,15 @@ def decisions_csv(ctx: Ctx) -> Response:
     rows = decisions.decisions(ctx.conn)
     buf = io.StringIO()
     out = csv_writer(buf)
-    out.writerow(["decision", "sheet_id", "ballot", "round", "decided_by", "members", "created_at", "manual",
+    places = _places(ctx)
+    out.writerow(["decision", "sheet_id", "reference", "ballot", "round", "decided_by", "members", "created_at", "manual",
                   "note", "changed_contests", "write_ins", "reopened_at", "reopen_reason"])
     for d in rows:
         before = {c["contest_id"]: c for c in (d.before.get("votes") or {}).get("contests", [])}
         changed = [c["contest_id"] for c in d.after["contests"]
                    if before.get(c["contest_id"], {}).get("selections") != c["selections"]
                    or before.get(c["contest_id"], {}).get("status") != c["status"]]
-        out.writerow([d.id, d.sheet_id, d.after.get("ballot_id", ""), d.round, d.decided_by, " & ".join(d.members),
+        out.writerow([d.id, d.sheet_id, places.get(d.sheet_id, ""), d.after.get("ballot_id", ""), d.round, d.decided_by, " & ".join(d.members),
                       d.created_at, d.entry.manual, d.entry.note, " ".join(changed),
                       " ".join(f"{k}={v or 'not_counted'}" for k, v in d.write_ins.items()),
                       d.reopened_at or "", d.reopen_reason or ""])

@@ -20,6 +20,8 @@ _HEADERS = {"Cache-Control": "private, no-store"}
 
 
 def _allowed(ctx: Ctx, sheet_id: str) -> bool:
+    if ctx.user.may("explain"):
+        return True  # the board and the administrator explain any ballot, flagged or not
     row = queue.queue_row(ctx.conn, sheet_id)
     if row is None:
         return False
@@ -50,13 +52,15 @@ def _png(image) -> Response:
     return Response(images.png(image), media_type="image/png", headers=_HEADERS)
 
 
-@endpoint("queue")
+@endpoint(None)  # `_allowed` decides: the panel holding the ballot, the board, or explain
 def page_image(ctx: Ctx, sheet_id: str, side: int) -> Response:
     loaded = _load(ctx, sheet_id, side)
     if isinstance(loaded, Response):
         return loaded
-    _, _, gray = loaded
-    return _png(images.page_view(gray))
+    sheet, page, gray = loaded
+    # Registered pages are shown rectified onto the layout: upright even when fed upside down.
+    _, rect = _rectified(ctx, sheet, page, gray)
+    return _png(images.page_view(rect if rect is not None else gray))
 
 
 def _rectified(ctx: Ctx, sheet: ReviewSheet, page, gray):
@@ -68,7 +72,7 @@ def _rectified(ctx: Ctx, sheet: ReviewSheet, page, gray):
     return layout_page, rect
 
 
-@endpoint("queue")
+@endpoint(None)  # `_allowed` decides: the panel holding the ballot, the board, or explain
 def contest_image(ctx: Ctx, sheet_id: str, side: int, contest_id: str) -> Response:
     loaded = _load(ctx, sheet_id, side)
     if isinstance(loaded, Response):
@@ -82,7 +86,7 @@ def contest_image(ctx: Ctx, sheet_id: str, side: int, contest_id: str) -> Respon
     return _png(images.contest_zoom(rect, layout_page, contest_id, marks, flagged))
 
 
-@endpoint("queue")
+@endpoint(None)  # `_allowed` decides: the panel holding the ballot, the board, or explain
 def area_image(ctx: Ctx, sheet_id: str, side: int, contest_id: str, option_id: str, area: str) -> Response:
     if area not in ("marking", "write_in"):
         return forbidden(ctx, "No such area.", 404)

@@ -66,17 +66,29 @@ def _team_panel(ctx: Ctx) -> dict:
     return {"team": None, "candidates": candidates, "invitations": panels.invitations_for(ctx.conn, ctx.user)}
 
 
+#: Rows per page of the queue.
+PAGE_ROWS = 100
+
+
 @endpoint("queue")
 def queue_page(ctx: Ctx) -> Response:
     refresh(ctx, force=ctx.request.query_params.get("refresh") == "1")
     flt = QueueFilter.from_params(ctx.request.query_params)
     panel = ctx.panel()
     states = ("board",) if ctx.user.role == "board" else ("open",)
-    rows = queue.list_queue(ctx.conn, states=states, flt=flt, limit=100)
+    try:
+        page = max(1, int(ctx.request.query_params.get("page", "1")))
+    except ValueError:
+        page = 1
+    total = queue.count_queue(ctx.conn, states=states, flt=flt)
+    page = min(page, max(1, -(-total // PAGE_ROWS)))
+    rows = queue.list_queue(ctx.conn, states=states, flt=flt, limit=PAGE_ROWS, offset=(page - 1) * PAGE_ROWS)
     held = queue.current_lease(ctx.conn, panel) if panel else None
     election = ctx.source.election()
     return ctx.render("queue.html", progress=queue.progress(ctx.conn), rows=rows, flt=flt, panel=panel, held=held,
-                      filters=[(k, v) for k, v in vars(flt).items() if v],
+                      filters=[(k, v) for k, v in vars(flt).items() if v], total=total, page=page,
+                      first=(page - 1) * PAGE_ROWS + 1 if rows else 0, last=(page - 1) * PAGE_ROWS + len(rows),
+                      pages=-(-total // PAGE_ROWS),
                       decided_by=election.adjudication.decided_by, query=urlencode(
                           {k: v for k, v in vars(flt).items() if v}), message=ctx.request.query_params.get("m", ""),
                       **_team_panel(ctx), **_labels(ctx))

@@ -9,7 +9,8 @@ from .. import decisions, queue
 from ..decisions import DECIDED, ESCALATED, NO_MAJORITY
 from ..entries import NOT_COUNTED, DecisionError, Entry, decided_votes
 from ..explain import contest_outcome, option_label
-from ..panels import Panel
+from ..explanation import ballot_entries, disagreements
+from ..panels import BOARD, Panel
 from ..queue import LeaseLost, QueueRow
 from ..users import User
 from . import ballot_view, forms
@@ -69,7 +70,13 @@ def _review(ctx: Ctx, sheet_id: str, row: QueueRow, panel: Panel, member: User, 
     view = ballot_view.build(election, sheet, manual=manual, style_id=style, precinct_id=precinct,
                              previous=previous, form=form)
     precincts = election.style(style).precincts if style else ()
+    # The board decides a disagreement seeing both team entries and what they disagreed on.
+    team_entries = ()
+    if panel.kind == BOARD:
+        team_entries = tuple(e for e in ballot_entries(ctx.conn, election, sheet_id) if e.round < row.round
+                             or e.panel != panel.key)
     return ctx.render("review.html", status_code=status, view=view, row=row, panel=panel, member=member,
+                      team_entries=team_entries, disagreements=disagreements(team_entries),
                       entered=len(entered), needed=panel.needed, problems=problems or [], precincts=precincts,
                       note=(form or {}).get("note", previous.note if previous else ""),
                       shared=ctx.session.partner is not None)

@@ -18,11 +18,32 @@
     next.focus();
     next.scrollIntoView({ block: "nearest" });
   }
+  // After a choice, go to the next option still undecided (after this one, then from the top);
+  // when none is left, to the Continue button, so a ballot takes one key per decision.
+  function nextUndecided(from) {
+    const list = rows();
+    const i = list.indexOf(from);
+    const later = list.slice(i + 1).concat(list.slice(0, Math.max(0, i)));
+    return later.find(r => r.classList.contains("undecided")) || null;
+  }
   function choose(value) {
     const row = currentRow();
     if (!row) return;
     const input = row.querySelector('input[type=radio][value="' + value + '"]');
-    if (input) { input.checked = true; row.classList.remove("undecided"); move(1); }
+    if (!input) return;
+    input.checked = true;
+    row.classList.remove("undecided");
+    const next = nextUndecided(row);
+    const go = document.getElementById("continue");
+    if (next) { next.focus(); next.scrollIntoView({ block: "nearest" }); }
+    else if (go) go.focus();
+  }
+  // W: the write-in name field of this option, else the flagged one (ink on its line), else the first.
+  function writeInField() {
+    const row = currentRow();
+    const own = row && row.nextElementSibling && row.nextElementSibling.querySelector("input[data-write-in]");
+    return own || document.querySelector("input[data-write-in][data-flagged]") ||
+      document.querySelector("input[data-write-in]");
   }
   document.addEventListener("change", function (e) {
     const row = e.target.closest && e.target.closest("tr[data-row]");
@@ -49,7 +70,7 @@
       case "v": case "1": if (form) { e.preventDefault(); choose("1"); } break;
       case "n": case "0": if (form) { e.preventDefault(); choose("0"); } break;
       case "w": {
-        const w = document.querySelector("input[data-write-in]");
+        const w = writeInField();
         if (w) { e.preventDefault(); w.focus(); }
         break;
       }
@@ -66,8 +87,31 @@
       }
     }
   });
+  // Pages that wait for someone else (an invitation, a partner's entry) look again every few seconds.
+  function poll() {
+    const el = document.querySelector("[data-poll]");
+    if (!el) return;
+    const seconds = Math.max(2, parseInt(el.getAttribute("data-poll"), 10) || 5);
+    setTimeout(function () {
+      if (!typing(document.activeElement)) window.location.reload();
+      else poll();
+    }, seconds * 1000);
+  }
+  // Times the server wrote in UTC (<time datetime>) shown in this computer's time, to the second.
+  function localTimes() {
+    document.querySelectorAll("time[datetime]").forEach(function (t) {
+      const d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d)) return;
+      const p = n => String(n).padStart(2, "0");
+      t.textContent = d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + " " +
+        p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds());
+      t.title = d.toString();
+    });
+  }
   // Start on the first option a person must look at.
   document.addEventListener("DOMContentLoaded", function () {
+    poll();
+    localTimes();
     const first = document.querySelector("tr[data-row].undecided, tr[data-row].flagged");
     if (first && document.getElementById("entry-form") && !document.querySelector(".problems")) first.focus({ preventScroll: true });
   });
