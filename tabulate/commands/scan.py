@@ -210,6 +210,10 @@ def _with_decisions(store, counts):
     import sqlite3
 
     from ..adjudicate.records import adjudicated_counts
+    from ..store import is_postgres_url
+
+    if is_postgres_url(store.path):  # adjudication's tables are not on PostgreSQL yet
+        return counts
 
     conn = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)
     try:

@@ -26,13 +26,9 @@ from .base import (
     Store,
     StoredSheet,
     StoreError,
+    is_postgres_url,
     sheet_identity,
 )
-
-
-def is_postgres_url(location: str | Path) -> bool:
-    """Whether ``location`` names a PostgreSQL store (``postgresql://user@host/dbname``) rather than a file."""
-    return str(location).startswith(("postgresql://", "postgres://"))
 
 
 def open_store(location: str | Path, *, create: bool = True) -> Store:

@@ -274,3 +274,8 @@ class Store(Protocol):
 
     def close(self) -> None:
         """Release the store."""
+
+
+def is_postgres_url(location: object) -> bool:
+    """Whether ``location`` names a PostgreSQL store (``postgresql://user@host/dbname``) rather than a file."""
+    return str(location).startswith(("postgresql://", "postgres://"))

@@ -123,6 +123,8 @@ class PgBatchLock:
 
 def batch_lock(db: str | Path, store, batch_name: str) -> BatchLock | PgBatchLock:
     """The scan lock for one batch of the store at ``db`` (a file lock, or a PostgreSQL advisory lock)."""
-    if str(db).startswith(("postgresql://", "postgres://")):
+    from .base import is_postgres_url
+
+    if is_postgres_url(db):
         return PgBatchLock(store, batch_name)
     return BatchLock(db, batch_name)

@@ -37,10 +37,6 @@ WRITE_LOCK = 0x7461_6275_6C61_7465
 _INSERT_WITH_ID = re.compile(r"^\s*INSERT INTO (batches|sheets)\b", re.IGNORECASE)
 
 
-def is_postgres_url(location: str) -> bool:
-    return location.startswith(("postgresql://", "postgres://"))
-
-
 def display_url(url: str) -> str:
     """The URL without its password, for messages and ``store.path``."""
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
