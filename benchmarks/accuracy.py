@@ -43,8 +43,12 @@ HAND = {"marked": "vote", "unmarked": "no_vote", "marginal": "ambiguous"}
 
 def sheet_options(k: int, bitonal_fraction: float = 0.25) -> dict:
     """The simulator options of sheet ``k`` of the benchmark's mix."""
-    return {"population": ("stress", "varied")[k % 2], "scan_profile": "rough" if k % 4 == 3 else "default",
-            "bitonal_fraction": bitonal_fraction, "dpi": 200}
+    return {
+        "population": ("stress", "varied")[k % 2],
+        "scan_profile": "rough" if k % 4 == 3 else "default",
+        "bitonal_fraction": bitonal_fraction,
+        "dpi": 200,
+    }
 
 
 def read_one(args: tuple) -> dict:
@@ -65,10 +69,17 @@ def read_one(args: tuple) -> dict:
             seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] else True
             targets.append((kind, image["bitonal"], sim.truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen))
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
-    return {"k": k, "ok": sheet.ok, "reason": sheet.reason_code, "detail": sheet.reason, "targets": targets,
-            "needs_review": sim.truth["needs_review"], "flagged": flagged,
-            "profile": sheet_options(k)["scan_profile"],
-            "rejected_kinds": [t["kind"] for t in sim.truth["targets"]] if not sheet.ok else []}
+    return {
+        "k": k,
+        "ok": sheet.ok,
+        "reason": sheet.reason_code,
+        "detail": sheet.reason,
+        "targets": targets,
+        "needs_review": sim.truth["needs_review"],
+        "flagged": flagged,
+        "profile": sheet_options(k)["scan_profile"],
+        "rejected_kinds": [t["kind"] for t in sim.truth["targets"]] if not sheet.ok else [],
+    }
 
 
 def _ink_left(election, img, image_truth, style_id, reading) -> bool:
@@ -79,12 +90,15 @@ def _ink_left(election, img, image_truth, style_id, reading) -> bool:
     from tabulate.election.layout import layout_style
 
     page = image_truth["page"]
-    t = next(x for x in layout_style(election, style_id).pages[page - 1].targets
-             if (x.contest_id, x.option_id) == (reading.contest_id, reading.option_id))
+    t = next(
+        x
+        for x in layout_style(election, style_id).pages[page - 1].targets
+        if (x.contest_id, x.option_id) == (reading.contest_id, reading.option_id)
+    )
     m = np.array(image_truth["transform"]["page_to_image"])
     (cx, cy), a, b = t.bounds.center, t.bounds.w / 2 - 0.03, t.bounds.h / 2 - 0.03
     u, v = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
-    inside = u ** 2 + v ** 2 <= 1.0  # the interior ellipse, clear of the printed outline
+    inside = u**2 + v**2 <= 1.0  # the interior ellipse, clear of the printed outline
     xy = np.column_stack([cx + a * u[inside], cy + b * v[inside], np.ones(inside.sum())])
     pts = xy @ m.T
     c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
@@ -172,8 +186,8 @@ class Accuracy:
             f"definite marks with no ink left in the image: {len(self.definite_lost)} -- a scanner limit "
             "(the bitonal threshold erased them; nothing for a reader or a person to see)",
             f"clear non-marks read as marked       {len(self.nonmark_marked)}   (must be 0)",
-            "definite marks sent to a person      " + (", ".join(
-                f"{n} {scan} {pen}" for (scan, pen), n in sorted(self.definite_marginal.items())) or "0"),
+            "definite marks sent to a person      "
+            + (", ".join(f"{n} {scan} {pen}" for (scan, pen), n in sorted(self.definite_marginal.items())) or "0"),
             f"ambiguous marks sent to a person     {self.ambiguous_sent}/{self.ambiguous} = "
             f"{pct(self.ambiguous_sent, self.ambiguous)}   (target >= 99.9 %; {self.ambiguous_lost} more left no "
             "ink in a bitonal image)",
@@ -193,13 +207,17 @@ class Accuracy:
             c = Counter(s for s, _, _ in rows)
             scores = sorted(sc for _, sc, _ in rows)
             ok = sum(a for _, _, a in rows)
-            lines.append(f"{kind:14s} {len(rows):6d} {pct(ok, len(rows)):>9s} {c['marked']:7d} {c['marginal']:8d} "
-                         f"{c['unmarked']:8d}  {scores[0]:.3f}/{scores[len(scores) // 2]:.3f}/{scores[-1]:.3f}")
+            lines.append(
+                f"{kind:14s} {len(rows):6d} {pct(ok, len(rows)):>9s} {c['marked']:7d} {c['marginal']:8d} "
+                f"{c['unmarked']:8d}  {scores[0]:.3f}/{scores[len(scores) // 2]:.3f}/{scores[-1]:.3f}"
+            )
         for k, detail in self.rejected_ids[:20]:
             lines.append(f"  rejected: sheet {k}: {detail}")
-        for name, items in (("definite read unmarked", self.definite_unmarked),
-                            ("definite, no ink left", self.definite_lost),
-                            ("non-mark read marked", self.nonmark_marked)):
+        for name, items in (
+            ("definite read unmarked", self.definite_unmarked),
+            ("definite, no ink left", self.definite_lost),
+            ("non-mark read marked", self.nonmark_marked),
+        ):
             for it in items[:20]:
                 lines.append(f"  {name}: sheet {it[0]} {it[1]} {it[2]} {it[3]} score {it[4]:.3f}")
         return "\n".join(lines)

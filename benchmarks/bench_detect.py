@@ -48,7 +48,8 @@ def jpeg(page):
 def g4(page):
     buf = io.BytesIO()
     Image.fromarray(page).point(lambda v: 255 if v >= 128 else 0).convert("1").save(
-        buf, format="TIFF", compression="group4", dpi=(200, 200))
+        buf, format="TIFF", compression="group4", dpi=(200, 200)
+    )
     return buf.getvalue()
 
 
@@ -89,9 +90,12 @@ def test_score_reference_twin(benchmark, election, page):
     tpl, _ = page_features(election, page, reg, code.style_id, code.page, DEFAULT_SETTINGS)
     from tabulate.kernels import offsets_by_distance
 
-    benchmark.pedantic(reference.score_targets, args=(page, reg.affine, tpl.points),
-                       kwargs=dict(paper=reg.paper, ink=reg.ink, split=0.25, residue=0.08,
-                                   offsets=offsets_by_distance(2), min_hits=2), rounds=3)
+    benchmark.pedantic(
+        reference.score_targets,
+        args=(page, reg.affine, tpl.points),
+        kwargs=dict(paper=reg.paper, ink=reg.ink, split=0.25, residue=0.08, offsets=offsets_by_distance(2), min_hits=2),
+        rounds=3,
+    )
 
 
 def test_read_image_after_decoding(benchmark, election, page):

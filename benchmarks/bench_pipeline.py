@@ -94,8 +94,7 @@ def test_store_records_a_sheet(benchmark, election, files, tmp_path):
 
     def record():
         k = next(n)
-        return store.record_sheets(batch.id, [replace(outcome, identity=f"{k:08x}" + outcome.identity[8:],
-                                                      position=k)])
+        return store.record_sheets(batch.id, [replace(outcome, identity=f"{k:08x}" + outcome.identity[8:], position=k)])
 
     recorded = benchmark(record)
     assert recorded[0].added and recorded[0].status == outcome.status

@@ -97,9 +97,19 @@ def race_rows(db: Path, truths: dict[str, dict]) -> list[dict]:
             x = explain(prediction, hand, machine_counts(election, sheets, contest_id))
             sure = {b.sheet_id for b in prediction.ballots if b.sure}
             maybe = {b.sheet_id for b in prediction.ballots if b.possible and not b.sure}
-            rows.append({"race": contest_id, "difference": x.total_difference, "unexplained": x.total_unexplained,
-                         "explained": x.share_explained, "truth_ballots": len(differs), "named": len(sure),
-                         "maybe": len(maybe), "missed": len(differs - sure - maybe), "extra": len(sure - differs)})
+            rows.append(
+                {
+                    "race": contest_id,
+                    "difference": x.total_difference,
+                    "unexplained": x.total_unexplained,
+                    "explained": x.share_explained,
+                    "truth_ballots": len(differs),
+                    "named": len(sure),
+                    "maybe": len(maybe),
+                    "missed": len(differs - sure - maybe),
+                    "extra": len(sure - differs),
+                }
+            )
     finally:
         conn.close()
         store.close()
@@ -123,28 +133,36 @@ def whole_audit(db: Path, truths: dict[str, dict], seed: str) -> str:
         enter_tally(store, conn, audit.id, counter="Counter B", party="DEM", counts=hand, actor="benchmark")
         state = audit_state(store, conn, audit.id)
         x = state.explanation
-        return (f"audit {audit.id}: seed {seed!r} chose scanner {sel.tabulator}, race {sel.contest_id}; "
-                f"difference {x.total_difference}, unexplained {x.total_unexplained} "
-                f"({100 * x.share_explained:.1f} % explained); ballots named at selection = named after the count: "
-                f"{state.same_ballots_as_predicted}")
+        return (
+            f"audit {audit.id}: seed {seed!r} chose scanner {sel.tabulator}, race {sel.contest_id}; "
+            f"difference {x.total_difference}, unexplained {x.total_unexplained} "
+            f"({100 * x.share_explained:.1f} % explained); ballots named at selection = named after the count: "
+            f"{state.same_ballots_as_predicted}"
+        )
     finally:
         conn.close()
         store.close()
 
 
 def _print(rows: list[dict]) -> int:
-    print(f"{'race':<22}{'hand-machine':>13}{'unexplained':>12}{'explained':>10}{'ballots':>8}{'named':>7}"
-          f"{'maybe':>6}{'missed':>7}{'extra':>6}")
+    print(
+        f"{'race':<22}{'hand-machine':>13}{'unexplained':>12}{'explained':>10}{'ballots':>8}{'named':>7}"
+        f"{'maybe':>6}{'missed':>7}{'extra':>6}"
+    )
     for r in rows:
-        print(f"{r['race']:<22}{r['difference']:>13}{r['unexplained']:>12}{100 * r['explained']:>9.1f}%"
-              f"{r['truth_ballots']:>8}{r['named']:>7}{r['maybe']:>6}{r['missed']:>7}{r['extra']:>6}")
+        print(
+            f"{r['race']:<22}{r['difference']:>13}{r['unexplained']:>12}{100 * r['explained']:>9.1f}%"
+            f"{r['truth_ballots']:>8}{r['named']:>7}{r['maybe']:>6}{r['missed']:>7}{r['extra']:>6}"
+        )
     total = sum(r["difference"] for r in rows)
     unexplained = sum(r["unexplained"] for r in rows)
-    print(f"all races: difference {total} votes, unexplained {unexplained} "
-          f"({100 * (1 - unexplained / total) if total else 100:.1f} % explained); ballots whose hand reading "
-          f"differs {sum(r['truth_ballots'] for r in rows)}, named for sure {sum(r['named'] for r in rows)}, "
-          f"named as maybe (a faint mark) {sum(r['maybe'] for r in rows)}, missed {sum(r['missed'] for r in rows)}, "
-          f"named for sure but not differing {sum(r['extra'] for r in rows)}")
+    print(
+        f"all races: difference {total} votes, unexplained {unexplained} "
+        f"({100 * (1 - unexplained / total) if total else 100:.1f} % explained); ballots whose hand reading "
+        f"differs {sum(r['truth_ballots'] for r in rows)}, named for sure {sum(r['named'] for r in rows)}, "
+        f"named as maybe (a faint mark) {sum(r['maybe'] for r in rows)}, missed {sum(r['missed'] for r in rows)}, "
+        f"named for sure but not differing {sum(r['extra'] for r in rows)}"
+    )
     return unexplained
 
 
@@ -167,15 +185,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2029)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--population", default="realistic", choices=("realistic", "stress", "clean"))
-    ap.add_argument("--readings", choices=("reader", "planned"), default="reader",
-                    help="reader: draw, scan and read every sheet (default); planned: write each sheet's readings "
-                         "from the simulator's expected readings of its planned marks, drawing nothing (the audit "
-                         "logic alone, in seconds)")
+    ap.add_argument(
+        "--readings",
+        choices=("reader", "planned"),
+        default="reader",
+        help="reader: draw, scan and read every sheet (default); planned: write each sheet's readings "
+        "from the simulator's expected readings of its planned marks, drawing nothing (the audit "
+        "logic alone, in seconds)",
+    )
     ap.add_argument("--keep", type=Path, metavar="DIR", help="keep the store in DIR")
-    ap.add_argument("--scanned", type=Path, nargs=2, metavar=("DB", "TRUTH"),
-                    help="instead of simulating, evaluate a store already scanned (one batch, tabulator 1) against "
-                         "the truth.json of its scans, sheet k of the batch being sheet k of the truth "
-                         "(e.g. the demo's store and samples/general/scans/truth.json)")
+    ap.add_argument(
+        "--scanned",
+        type=Path,
+        nargs=2,
+        metavar=("DB", "TRUTH"),
+        help="instead of simulating, evaluate a store already scanned (one batch, tabulator 1) against "
+        "the truth.json of its scans, sheet k of the batch being sheet k of the truth "
+        "(e.g. the demo's store and samples/general/scans/truth.json)",
+    )
     args = ap.parse_args(argv)
     if args.scanned:
         return _scanned(*args.scanned)
@@ -189,9 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     t1 = time.perf_counter()
     rows = race_rows(db, truths)
     t2 = time.perf_counter()
-    print(f"{args.sheets} sheets, seed {args.seed}, population {args.population}, "
-          f"{'readings from the planned marks' if args.readings == 'planned' else 'read by the real reader'} "
-          f"({t1 - t0:.0f} s to simulate and read, {t2 - t1:.1f} s to predict and explain every race)")
+    print(
+        f"{args.sheets} sheets, seed {args.seed}, population {args.population}, "
+        f"{'readings from the planned marks' if args.readings == 'planned' else 'read by the real reader'} "
+        f"({t1 - t0:.0f} s to simulate and read, {t2 - t1:.1f} s to predict and explain every race)"
+    )
     unexplained = _print(rows)
     print(whole_audit(db, truths, "31415926535897932384"))
     return 0 if unexplained == 0 else 1

@@ -38,9 +38,17 @@ def outcomes(election, n: int):
         digests = [hashlib.sha256(f"{i}-{side}".encode()).hexdigest() for side in (1, 2)]
         identity = sheet_identity(digests)
         bm = BallotMarks(identity, style.id, marks, precinct_id=style.precincts[0])
-        yield SheetOutcome(i + 1, identity, tuple(PageImage(f"img/{i}-{s}.jpg", d) for s, d in zip((1, 2), digests)),
-                           "counted", style_id=style.id, precinct_id=style.precincts[0], evidence=evidence,
-                           marks=json.dumps(marks_to_dict(bm)), votes=apply_rules(election, bm))
+        yield SheetOutcome(
+            i + 1,
+            identity,
+            tuple(PageImage(f"img/{i}-{s}.jpg", d) for s, d in zip((1, 2), digests)),
+            "counted",
+            style_id=style.id,
+            precinct_id=style.precincts[0],
+            evidence=evidence,
+            marks=json.dumps(marks_to_dict(bm)),
+            votes=apply_rules(election, bm),
+        )
 
 
 def record(path: Path, n: int, *, seal: bool) -> float:
@@ -53,7 +61,7 @@ def record(path: Path, n: int, *, seal: bool) -> float:
     items = list(outcomes(election, n))
     start = time.perf_counter()
     for k in range(0, n, GROUP):
-        store.record_sheets(batch.id, items[k:k + GROUP])
+        store.record_sheets(batch.id, items[k : k + GROUP])
     elapsed = time.perf_counter() - start
     store.close()
     return elapsed
@@ -80,8 +88,10 @@ def main() -> None:
     n = args.sheets
     print(f"{n} sheets, {GROUP} per transaction")
     print(f"record without sealing: {base:6.2f} s  ({1000 * base / n:.2f} ms/sheet)")
-    print(f"record with sealing:    {sealed:6.2f} s  ({1000 * sealed / n:.2f} ms/sheet, "
-          f"+{1000 * (sealed - base) / n:.2f} ms/sheet)")
+    print(
+        f"record with sealing:    {sealed:6.2f} s  ({1000 * sealed / n:.2f} ms/sheet, "
+        f"+{1000 * (sealed - base) / n:.2f} ms/sheet)"
+    )
     print(f"verify --fast:          {t_fast:6.2f} s  ({1000 * t_fast / n:.2f} ms/sheet)")
     print(f"verify (rules too):     {t_full:6.2f} s  ({1000 * t_full / n:.2f} ms/sheet)")
 

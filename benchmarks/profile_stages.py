@@ -45,7 +45,8 @@ def encode(img, fmt: str) -> bytes:
         return simplejpeg.encode_jpeg(img[:, :, None], quality=85, colorspace="GRAY")
     buf = io.BytesIO()
     Image.fromarray(img).point(lambda v: 255 if v >= 128 else 0).convert("1").save(
-        buf, format="TIFF", compression="group4", dpi=(200, 200))
+        buf, format="TIFF", compression="group4", dpi=(200, 200)
+    )
     return buf.getvalue()
 
 

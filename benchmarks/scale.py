@@ -54,8 +54,23 @@ def make_batch(out: Path, n: int) -> Path:
 
 
 def scan(paths: list[Path], db: str, batch: str, *extra: str) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "tabulate.cli", "scan", *map(str, paths), "--election", str(ELECTION), "--db", db,
-           "--batch", batch, "--vote-type", "election_day", "--no-progress", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tabulate.cli",
+        "scan",
+        *map(str, paths),
+        "--election",
+        str(ELECTION),
+        "--db",
+        db,
+        "--batch",
+        batch,
+        "--vote-type",
+        "election_day",
+        "--no-progress",
+        *extra,
+    ]
     return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -71,8 +86,11 @@ def run(label: str, paths: list[Path], db: str, *extra: str) -> dict:
     started = time.monotonic()
     rate, wall, out = finish(scan(paths, db, "bench", *extra), started)
     sheets = int(re.search(r"sheets read\s+(\d+)", out)[1])
-    print(f"  {label:<12} {sheets:6d} sheets  {rate:7.1f} sheets/s in the batch   {wall:7.1f} s wall "
-          f"({sheets / wall:.1f} sheets/s)", flush=True)
+    print(
+        f"  {label:<12} {sheets:6d} sheets  {rate:7.1f} sheets/s in the batch   {wall:7.1f} s wall "
+        f"({sheets / wall:.1f} sheets/s)",
+        flush=True,
+    )
     return {"label": label, "sheets": sheets, "rate": rate, "wall": wall}
 
 
@@ -86,23 +104,35 @@ def two_stations(folder: Path, db: str, workers: int, out: Path) -> dict:
         for f in part:
             os.link(f, h / f.name)
     started = time.monotonic()
-    procs = [scan([h], db, f"station-{k}", "--tabulator", str(k), "--workers", str(max(1, workers // 2)))
-             for k, h in enumerate(halves, 1)]
+    procs = [
+        scan([h], db, f"station-{k}", "--tabulator", str(k), "--workers", str(max(1, workers // 2)))
+        for k, h in enumerate(halves, 1)
+    ]
     outs = [finish(p, started) for p in procs]
     wall = time.monotonic() - started
     sheets = sum(int(re.search(r"sheets read\s+(\d+)", o)[1]) for _r, _w, o in outs)
-    print(f"  {'2 stations':<12} {sheets:6d} sheets  {sum(r for r, _w, _o in outs):7.1f} sheets/s summed       "
-          f"{wall:7.1f} s wall ({sheets / wall:.1f} sheets/s)", flush=True)
+    print(
+        f"  {'2 stations':<12} {sheets:6d} sheets  {sum(r for r, _w, _o in outs):7.1f} sheets/s summed       "
+        f"{wall:7.1f} s wall ({sheets / wall:.1f} sheets/s)",
+        flush=True,
+    )
     return {"label": "2 stations", "sheets": sheets, "wall": wall}
 
 
 def exports(db: str, out: Path) -> dict[str, bytes]:
     got = {}
-    for command, extra, suffix in (("results", ["--format", "csv"], "csv"), ("cvr", [], "json"),
-                                   ("manifest", [], "csv")):
+    for command, extra, suffix in (
+        ("results", ["--format", "csv"], "csv"),
+        ("cvr", [], "json"),
+        ("manifest", [], "csv"),
+    ):
         path = out / f"{command}.{suffix}"
-        r = subprocess.run([sys.executable, "-m", "tabulate.cli", command, "--db", db, *extra, "--out", str(path)],
-                           cwd=REPO, capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "tabulate.cli", command, "--db", db, *extra, "--out", str(path)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             raise SystemExit(f"{command} failed: {r.stderr.strip()[-300:]}")
         got[command] = path.read_bytes()
@@ -128,8 +158,11 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--pg", help="an empty PostgreSQL database (default: start a throw-away server)")
     ap.add_argument("--keep", type=Path, help="keep the batch and the stores here")
-    ap.add_argument("--runs", default="pool,dask,postgres,stations",
-                    help="which runs, comma-separated (default: pool,dask,postgres,stations; pool always runs)")
+    ap.add_argument(
+        "--runs",
+        default="pool,dask,postgres,stations",
+        help="which runs, comma-separated (default: pool,dask,postgres,stations; pool always runs)",
+    )
     args = ap.parse_args()
     os.environ["SOURCE_DATE_EPOCH"] = "1830297600"
     out = args.keep or Path(tempfile.mkdtemp(prefix="tabulate-scale-"))
@@ -137,8 +170,11 @@ def main() -> int:
     try:
         folder = make_batch(out, args.sheets)
         runs = set(args.runs.split(","))
-        print(f"{args.sheets} sheets, {args.workers} readers, {os.cpu_count()} cores "
-              f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+        print(
+            f"{args.sheets} sheets, {args.workers} readers, {os.cpu_count()} cores "
+            f"(load average {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
         stores = {"pool": str(out / "pool.db")}
         run("pool", [folder], stores["pool"], "--workers", str(args.workers))
         if "dask" in runs:
@@ -157,8 +193,11 @@ def main() -> int:
                 reference = got
                 continue
             same = [c for c in got if got[c] == reference[c]]
-            print(f"  exports {name} vs pool: " + ", ".join(
-                f"{c} {'identical' if c in same else 'DIFFERENT'} ({len(got[c])} bytes)" for c in got), flush=True)
+            print(
+                f"  exports {name} vs pool: "
+                + ", ".join(f"{c} {'identical' if c in same else 'DIFFERENT'} ({len(got[c])} bytes)" for c in got),
+                flush=True,
+            )
     finally:
         if args.keep is None:
             shutil.rmtree(out, ignore_errors=True)

@@ -60,7 +60,7 @@ def _seen(img, image_truth, target, bitonal: bool, turns: int) -> bool:
     m = np.array(image_truth["transform"]["page_to_image"])
     (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
     u, v = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
-    inside = u ** 2 + v ** 2 <= 1.0
+    inside = u**2 + v**2 <= 1.0
     pts = np.column_stack([cx + a * u[inside], cy + b * v[inside], np.ones(inside.sum())]) @ m.T
     c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
     r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
@@ -86,17 +86,29 @@ def read_one(args: tuple) -> dict:
         for t in p.targets:
             x = tt.get((t.contest_id, t.option_id))
             kind = x["kind"] if x else "none"
-            seen = _seen(images[i], it, where[(t.contest_id, t.option_id)], it["bitonal"],
-                         truth["vendor"]["quarter_turns"])
+            seen = _seen(
+                images[i], it, where[(t.contest_id, t.option_id)], it["bitonal"], truth["vendor"]["quarter_turns"]
+            )
             targets.append((kind, it["bitonal"], truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen))
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
     scratched = truth["vendor"]["code_scratched"]
-    ident = [(it["page"] in scratched, p.ok and p.style_id == truth["style"] and p.page == it["page"],
-              p.reason_code) for it, p in zip(truth["images"], pages)]
-    return {"k": k, "ok": sheet.ok, "reason": sheet.reason_code, "detail": sheet.reason, "targets": targets,
-            "needs_review": truth["needs_review"], "flagged": flagged, "profile": profile,
-            "rejected_kinds": [t["kind"] for t in truth["targets"]] if not sheet.ok else [], "ident": ident,
-            "seconds": seconds}
+    ident = [
+        (it["page"] in scratched, p.ok and p.style_id == truth["style"] and p.page == it["page"], p.reason_code)
+        for it, p in zip(truth["images"], pages)
+    ]
+    return {
+        "k": k,
+        "ok": sheet.ok,
+        "reason": sheet.reason_code,
+        "detail": sheet.reason,
+        "targets": targets,
+        "needs_review": truth["needs_review"],
+        "flagged": flagged,
+        "profile": profile,
+        "rejected_kinds": [t["kind"] for t in truth["targets"]] if not sheet.ok else [],
+        "ident": ident,
+        "seconds": seconds,
+    }
 
 
 def main(argv=None) -> int:
@@ -111,8 +123,10 @@ def main(argv=None) -> int:
         blanks = write_blanks(election, args.family, Path(tmp) / "blanks")
         t0 = time.perf_counter()
         tset = import_templates(election, blanks, Path(tmp) / "set")
-        print(f"imported {len(tset.pages)} pages in {time.perf_counter() - t0:.1f} s; blank level "
-              f"{tset.blank_level:.3f}; thresholds {tset.marginal:.3f} / {tset.definite:.3f}")
+        print(
+            f"imported {len(tset.pages)} pages in {time.perf_counter() - t0:.1f} s; blank level "
+            f"{tset.blank_level:.3f}; thresholds {tset.marginal:.3f} / {tset.definite:.3f}"
+        )
         acc, ids, secs = Accuracy(), [], []
         jobs = [(k, args.seed) for k in range(args.sheets)]
         t0 = time.perf_counter()
@@ -129,13 +143,17 @@ def main(argv=None) -> int:
         secs.append(r["seconds"])
     print(acc.table())
     scratched = [i for i in ids if i[0]]
-    print(f"pages identified (right style and page) {sum(i[1] for i in ids)}/{len(ids)}; "
-          f"code scratched out: {sum(i[1] for i in scratched)}/{len(scratched)} identified by matching")
+    print(
+        f"pages identified (right style and page) {sum(i[1] for i in ids)}/{len(ids)}; "
+        f"code scratched out: {sum(i[1] for i in scratched)}/{len(scratched)} identified by matching"
+    )
     for s, ok, reason in ids:
         if not ok:
             print(f"  not identified: scratched={s} {reason}")
-    print(f"read time per sheet (after decoding, both pages): median {1e3 * float(np.median(secs)):.0f} ms; "
-          f"wall {wall:.0f} s for {args.sheets} sheets with {args.workers} workers")
+    print(
+        f"read time per sheet (after decoding, both pages): median {1e3 * float(np.median(secs)):.0f} ms; "
+        f"wall {wall:.0f} s for {args.sheets} sheets with {args.workers} workers"
+    )
     return 0
 
 

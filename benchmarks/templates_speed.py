@@ -57,14 +57,22 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         import_templates(election, write_blanks(election, args.family, Path(tmp) / "b"), Path(tmp) / "set")
         reader = TemplateReader(str(Path(tmp) / "set"))
-        vendor = [im for k in range(args.sheets)
-                  for im in simulate_vendor_sheet(election, args.family, k, args.seed, population="realistic")[0]]
+        vendor = [
+            im
+            for k in range(args.sheets)
+            for im in simulate_vendor_sheet(election, args.family, k, args.seed, population="realistic")[0]
+        ]
         tpl_ms = _median_ms(lambda im: reader.read_image(election, im), vendor, args.repeat)
-    native = [im for k in range(args.sheets) for im in simulate_sheet(native_e, k, args.seed, dpi=d.dpi,
-                                                                        bitonal_fraction=float(d.bitonal)).pages]
+    native = [
+        im
+        for k in range(args.sheets)
+        for im in simulate_sheet(native_e, k, args.seed, dpi=d.dpi, bitonal_fraction=float(d.bitonal)).pages
+    ]
     nat_ms = _median_ms(lambda im: read_image(native_e, im), native, args.repeat)
-    print(f"{args.family}: {d.dpi} DPI {'bitonal' if d.bitonal else 'grey'}; median per page after decoding: "
-          f"template set {tpl_ms:.1f} ms, native {nat_ms:.1f} ms, ratio {tpl_ms / nat_ms:.2f}")
+    print(
+        f"{args.family}: {d.dpi} DPI {'bitonal' if d.bitonal else 'grey'}; median per page after decoding: "
+        f"template set {tpl_ms:.1f} ms, native {nat_ms:.1f} ms, ratio {tpl_ms / nat_ms:.2f}"
+    )
     return 0
 
 

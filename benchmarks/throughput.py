@@ -58,8 +58,15 @@ def make_base(fmt: str, out: Path) -> Path:
     if folder.is_dir():
         return folder
     _, bitonal = FORMATS[fmt]
-    write_samples(load_election(ELECTION), folder, BASE_SHEETS, seed=5, fmt="jpeg", bitonal_fraction=bitonal,
-                  jobs=os.cpu_count() or 1)
+    write_samples(
+        load_election(ELECTION),
+        folder,
+        BASE_SHEETS,
+        seed=5,
+        fmt="jpeg",
+        bitonal_fraction=bitonal,
+        jobs=os.cpu_count() or 1,
+    )
     (folder / "truth.json").unlink()
     return folder
 
@@ -71,8 +78,11 @@ def make_batch(base: Path, fmt: str, n: int, out: Path) -> Path:
     if folder.is_dir():
         return folder
     folder.mkdir()
-    sources = {(k, side): (base / f"sheet-{k:05d}-{side}.{ext}").read_bytes()
-               for k in range(1, BASE_SHEETS + 1) for side in ("front", "back")}
+    sources = {
+        (k, side): (base / f"sheet-{k:05d}-{side}.{ext}").read_bytes()
+        for k in range(1, BASE_SHEETS + 1)
+        for side in ("front", "back")
+    }
     for i in range(n):
         k = i % BASE_SHEETS + 1
         for side in ("front", "back"):
@@ -115,8 +125,9 @@ def decode_only(folder: Path, workers: int) -> float:
     from tabulate.central.sources import ScanPlan
 
     start = time.monotonic()
-    with ProcessPoolExecutor(workers, mp_context=_context(), initializer=_init_decoder,
-                             initargs=(str(ELECTION),)) as pool:
+    with ProcessPoolExecutor(
+        workers, mp_context=_context(), initializer=_init_decoder, initargs=(str(ELECTION),)
+    ) as pool:
         window: deque = deque()
         for sheet in ScanPlan([folder]):
             window.append(pool.submit(decode_task, sheet))
@@ -161,8 +172,9 @@ def pipeline_decode_only(folder: Path, db: Path, workers: int) -> float:
     try:
         store.bind_election(election, json.loads(ELECTION.read_text()))
         batch = store.open_batch(folder.name, "election_day")
-        return run_batch(store, election, batch, ScanPlan([folder]), workers=workers,
-                         interpreter=decode_then_copy).seconds
+        return run_batch(
+            store, election, batch, ScanPlan([folder]), workers=workers, interpreter=decode_then_copy
+        ).seconds
     finally:
         store.close()
 
@@ -209,8 +221,9 @@ def measure(cmd: list[str], *, db: Path | None = None, sheets: int = 0) -> dict:
     peak = {"own": 0, "total": 0, "own_early": 0}
     cpu: dict[int, float] = {}
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            cwd=REPO)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=REPO
+    )
 
     def sample():
         while proc.poll() is None:
@@ -230,15 +243,40 @@ def measure(cmd: list[str], *, db: Path | None = None, sheets: int = 0) -> dict:
     sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}): {err.strip()[-800:]}")
-    return {"wall": wall, "cpu": sum(cpu.values()), "out": out, "rss_own_mb": peak["own"] / 1024,
-            "rss_total_mb": peak["total"] / 1024, "rss_early_mb": peak["own_early"] / 1024}
+    return {
+        "wall": wall,
+        "cpu": sum(cpu.values()),
+        "out": out,
+        "rss_own_mb": peak["own"] / 1024,
+        "rss_total_mb": peak["total"] / 1024,
+        "rss_early_mb": peak["own_early"] / 1024,
+    }
 
 
 def scan(folder: Path, db: Path, workers: int) -> dict:
     """``tabulate scan`` on the folder: its in-run seconds (from the summary), wall, CPU and memory."""
-    res = measure([sys.executable, "-m", "tabulate.cli", "scan", str(folder), "--election", str(ELECTION),
-                   "--db", str(db), "--batch", folder.name, "--vote-type", "election_day", "--workers", str(workers),
-                   "--no-progress"], db=db, sheets=sum(1 for _ in folder.glob("*-front.*")))
+    res = measure(
+        [
+            sys.executable,
+            "-m",
+            "tabulate.cli",
+            "scan",
+            str(folder),
+            "--election",
+            str(ELECTION),
+            "--db",
+            str(db),
+            "--batch",
+            folder.name,
+            "--vote-type",
+            "election_day",
+            "--workers",
+            str(workers),
+            "--no-progress",
+        ],
+        db=db,
+        sheets=sum(1 for _ in folder.glob("*-front.*")),
+    )
     m = re.search(r"sheets read\s+(\d+)\s+in ([\d.]+) s", res["out"])
     res["sheets"], res["seconds"] = int(m.group(1)), float(m.group(2))
     return res
@@ -255,9 +293,11 @@ def _helper(mode: str, folder: Path, workers: int, db: Path | None = None) -> di
 
 def _three(fmt: str, folder: Path, workers: int, work: Path) -> list[tuple[str, dict]]:
     tag = folder.name
-    return [("decode-only", _helper("decode", folder, workers)),
-            ("pipeline + store, decode only", _helper("pipeline", folder, workers, work / f"{tag}-pipeline.db")),
-            ("tabulate scan", scan(folder, work / f"{tag}.db", workers))]
+    return [
+        ("decode-only", _helper("decode", folder, workers)),
+        ("pipeline + store, decode only", _helper("pipeline", folder, workers, work / f"{tag}-pipeline.db")),
+        ("tabulate scan", scan(folder, work / f"{tag}.db", workers)),
+    ]
 
 
 def breakdown(fmt: str, base: Path, work: Path) -> dict[str, float]:
@@ -296,8 +336,13 @@ def breakdown(fmt: str, base: Path, work: Path) -> dict[str, float]:
     batch = store.open_batch("breakdown", "election_day")
     start, rounds = time.process_time(), 5
     for r in range(rounds):  # distinct identities each round, as new sheets
-        store.record_sheets(batch.id, [replace(o, identity=f"{r:02d}" + o.identity[2:], position=r * 1000 + k + 1,
-                                               pages=()) for k, o in enumerate(outcomes)])
+        store.record_sheets(
+            batch.id,
+            [
+                replace(o, identity=f"{r:02d}" + o.identity[2:], position=r * 1000 + k + 1, pages=())
+                for k, o in enumerate(outcomes)
+            ],
+        )
     out["store, in the parent"] = 1000 * (time.process_time() - start) / (rounds * len(outcomes))
     store.close()
     return out
@@ -310,8 +355,9 @@ def throughput(fmt: str, n: int, workers: int, work: Path) -> None:
     scan(make_batch(base, fmt, 4, work), work / f"warm-{fmt}.db", workers)
     small, large = max(n // 4, 1), n
     runs = {k: _three(fmt, make_batch(base, fmt, k, work), workers, work) for k in (small, large)}
-    print(f"{fmt}: {large} sheets, {workers} workers (steady state from the {small}- and {large}-sheet runs)",
-          flush=True)
+    print(
+        f"{fmt}: {large} sheets, {workers} workers (steady state from the {small}- and {large}-sheet runs)", flush=True
+    )
     marginal = {}
     for i, (label, r) in enumerate(runs[large]):
         r0 = runs[small][i][1]
@@ -320,8 +366,11 @@ def throughput(fmt: str, n: int, workers: int, work: Path) -> None:
         marginal[label] = (cpu_ms, wall_rate)
         base_ms, base_rate = marginal["decode-only"]
         ratio = "" if i == 0 else f"   ratio CPU {cpu_ms / base_ms:4.2f}, wall {base_rate / wall_rate:4.2f}"
-        print(f"  {label:<30} {cpu_ms:6.1f} CPU ms/sheet ({workers * 1000 / cpu_ms:6.1f} sheets/s on {workers} "
-              f"busy cores)   measured {wall_rate:6.1f} sheets/s{ratio}", flush=True)
+        print(
+            f"  {label:<30} {cpu_ms:6.1f} CPU ms/sheet ({workers * 1000 / cpu_ms:6.1f} sheets/s on {workers} "
+            f"busy cores)   measured {wall_rate:6.1f} sheets/s{ratio}",
+            flush=True,
+        )
     steps = breakdown(fmt, base, work)
     print(f"  CPU ms per sheet, step by step in one process ({BASE_SHEETS} sheets):", flush=True)
     for label, ms in steps.items():
@@ -329,14 +378,20 @@ def throughput(fmt: str, n: int, workers: int, work: Path) -> None:
     ours = steps["file + SHA-256"] + steps["result to the parent (pickle both ways)"] + steps["store, in the parent"]
     total = steps["read + rules (incl. decode)"] + ours
     baseline = steps["decode-only (file, SHA-256, decode)"]
-    print(f"    => whole pipeline {total:.1f} ms/sheet, ratio to decode-only in one process {total / baseline:.2f}; "
-          f"our part (file, SHA-256, pickling, store) {ours:.1f} ms = {ours / steps['decode']:.2f} x decode; "
-          f"on {workers} cores at most {workers * 1000 / total:.0f} sheets/s", flush=True)
+    print(
+        f"    => whole pipeline {total:.1f} ms/sheet, ratio to decode-only in one process {total / baseline:.2f}; "
+        f"our part (file, SHA-256, pickling, store) {ours:.1f} ms = {ours / steps['decode']:.2f} x decode; "
+        f"on {workers} cores at most {workers * 1000 / total:.0f} sheets/s",
+        flush=True,
+    )
     scan_res = runs[large][2][1]
     db_mb = sum(p.stat().st_size for p in work.glob(f"batch-{fmt}-{large}.db*")) / 2**20
-    print(f"  {large} sheets end to end (process start to exit) {large / scan_res['wall']:.1f} sheets/s; peak RSS: "
-          f"scan process {scan_res['rss_own_mb']:.0f} MB, all processes {scan_res['rss_total_mb']:.0f} MB; "
-          f"store {db_mb:.1f} MB ({db_mb * 1024 / large:.1f} kB/sheet)", flush=True)
+    print(
+        f"  {large} sheets end to end (process start to exit) {large / scan_res['wall']:.1f} sheets/s; peak RSS: "
+        f"scan process {scan_res['rss_own_mb']:.0f} MB, all processes {scan_res['rss_total_mb']:.0f} MB; "
+        f"store {db_mb:.1f} MB ({db_mb * 1024 / large:.1f} kB/sheet)",
+        flush=True,
+    )
 
 
 def memory(sizes: list[int], workers: int, work: Path) -> None:
@@ -344,9 +399,12 @@ def memory(sizes: list[int], workers: int, work: Path) -> None:
     for n in sizes:
         folder = make_batch(base, "g4", n, work)
         res = scan(folder, work / f"memory-{n}.db", workers)
-        print(f"memory: {n:6d} sheets (G4) {n / res['seconds']:7.1f} sheets/s; peak RSS scan process "
-              f"{res['rss_own_mb']:.0f} MB ({res['rss_early_mb']:.0f} MB when a tenth of the batch was in), "
-              f"all processes {res['rss_total_mb']:.0f} MB", flush=True)
+        print(
+            f"memory: {n:6d} sheets (G4) {n / res['seconds']:7.1f} sheets/s; peak RSS scan process "
+            f"{res['rss_own_mb']:.0f} MB ({res['rss_early_mb']:.0f} MB when a tenth of the batch was in), "
+            f"all processes {res['rss_total_mb']:.0f} MB",
+            flush=True,
+        )
         shutil.rmtree(folder)
 
 
@@ -362,8 +420,11 @@ def main() -> None:
     args = ap.parse_args()
     if args.helper:  # one measurement, in a process of its own (see `measure`)
         mode, folder = args.helper[0], Path(args.helper[1])
-        seconds = decode_only(folder, args.workers) if mode == "decode" else \
-            pipeline_decode_only(folder, args.db, args.workers)
+        seconds = (
+            decode_only(folder, args.workers)
+            if mode == "decode"
+            else pipeline_decode_only(folder, args.db, args.workers)
+        )
         print(f"seconds {seconds:.4f}")
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="tabulate-throughput-"))

@@ -53,7 +53,8 @@ def encode_sheet(pages, fmt: str) -> list[bytes]:
         else:
             buf = io.BytesIO()
             Image.fromarray(img).point(lambda v: 255 if v >= 128 else 0).convert("1").save(
-                buf, format="TIFF", compression="group4", dpi=(200, 200))
+                buf, format="TIFF", compression="group4", dpi=(200, 200)
+            )
             out.append(buf.getvalue())
     return out
 
@@ -100,25 +101,51 @@ def decoder_table(page, repeat: int = 20) -> list[str]:
     def pil(data):
         return np.asarray(Image.open(io.BytesIO(data)).convert("L"))
 
-    bw = (page >= 128)
+    bw = page >= 128
     g4 = encode_sheet([page], "g4")[0]
     cases = {
-        "jpeg q85": (simplejpeg.encode_jpeg(page[:, :, None], quality=85, colorspace="GRAY"), {
-            "simplejpeg": lambda d: simplejpeg.decode_jpeg(d, colorspace="GRAY"),
-            "imagecodecs": imagecodecs.jpeg8_decode,
-            "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE), "pillow": pil}),
-        "tiff g4": (g4, {
-            "imagecodecs": lambda d: np.multiply(imagecodecs.tiff_decode(d).view(np.uint8), 255, dtype=np.uint8),
-            "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE), "pillow": pil}),
-        "tiff deflate": (tiff(page, "zlib"), {
-            "imagecodecs": imagecodecs.tiff_decode, "tifffile": lambda d: tifffile.imread(io.BytesIO(d)),
-            "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE), "pillow": pil}),
-        "tiff lzw": (tiff(page, "lzw"), {
-            "imagecodecs": imagecodecs.tiff_decode,
-            "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE), "pillow": pil}),
-        "png": (cv2.imencode(".png", page)[1].tobytes(), {
-            "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE),
-            "imagecodecs": imagecodecs.png_decode, "pillow": pil}),
+        "jpeg q85": (
+            simplejpeg.encode_jpeg(page[:, :, None], quality=85, colorspace="GRAY"),
+            {
+                "simplejpeg": lambda d: simplejpeg.decode_jpeg(d, colorspace="GRAY"),
+                "imagecodecs": imagecodecs.jpeg8_decode,
+                "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE),
+                "pillow": pil,
+            },
+        ),
+        "tiff g4": (
+            g4,
+            {
+                "imagecodecs": lambda d: np.multiply(imagecodecs.tiff_decode(d).view(np.uint8), 255, dtype=np.uint8),
+                "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE),
+                "pillow": pil,
+            },
+        ),
+        "tiff deflate": (
+            tiff(page, "zlib"),
+            {
+                "imagecodecs": imagecodecs.tiff_decode,
+                "tifffile": lambda d: tifffile.imread(io.BytesIO(d)),
+                "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE),
+                "pillow": pil,
+            },
+        ),
+        "tiff lzw": (
+            tiff(page, "lzw"),
+            {
+                "imagecodecs": imagecodecs.tiff_decode,
+                "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE),
+                "pillow": pil,
+            },
+        ),
+        "png": (
+            cv2.imencode(".png", page)[1].tobytes(),
+            {
+                "opencv": lambda d: cv2.imdecode(np.frombuffer(d, np.uint8), cv2.IMREAD_GRAYSCALE),
+                "imagecodecs": imagecodecs.png_decode,
+                "pillow": pil,
+            },
+        ),
     }
     del bw
     lines = []
@@ -150,8 +177,10 @@ def main(argv=None) -> int:
         return 0
     t0 = time.perf_counter()
     sims = [simulate_sheet(e, k, a.seed, scan_profile="default", bitonal_fraction=0.0) for k in range(a.sheets)]
-    print(f"simulated {a.sheets} duplex sheets at 200 DPI in {time.perf_counter() - t0:.0f} s; "
-          f"{os.cpu_count()} CPUs, {a.workers} workers")
+    print(
+        f"simulated {a.sheets} duplex sheets at 200 DPI in {time.perf_counter() - t0:.0f} s; "
+        f"{os.cpu_count()} CPUs, {a.workers} workers"
+    )
     for fmt in ("jpeg", "g4"):
         sheets = [encode_sheet(s.pages, fmt) for s in sims]
         size = statistics.mean(len(p) for s in sheets for p in s) / 1024
@@ -159,9 +188,11 @@ def main(argv=None) -> int:
             wall, timings = run(sheets, workers)
             med = {s: statistics.median(t.get(s, 0.0) for t in timings) for s in STAGES}
             after = med["register"] + med["identify"] + med["score"]
-            print(f"{fmt:4s} ({size:.0f} KiB/page) workers={workers}: {a.sheets / wall:6.1f} sheets/s  | per page "
-                  + "  ".join(f"{s} {med[s]:.2f} ms" for s in STAGES)
-                  + f"  | after decode {after:.2f} ms = {100 * after / med['decode']:.0f} % of decode")
+            print(
+                f"{fmt:4s} ({size:.0f} KiB/page) workers={workers}: {a.sheets / wall:6.1f} sheets/s  | per page "
+                + "  ".join(f"{s} {med[s]:.2f} ms" for s in STAGES)
+                + f"  | after decode {after:.2f} ms = {100 * after / med['decode']:.0f} % of decode"
+            )
     return 0
 
 

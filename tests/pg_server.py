@@ -60,21 +60,32 @@ def _start() -> str:
         for path in (root, sock):
             os.chown(path, user.pw_uid, user.pw_gid)
     run = dict(capture_output=True, text=True, timeout=120)
-    init = subprocess.run(_as_server_user([f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust",
-                                           "--no-sync", "-E", "UTF8", "--locale=C"]), **run)
+    init = subprocess.run(
+        _as_server_user(
+            [f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]
+        ),
+        **run,
+    )
     if init.returncode != 0:
         raise RuntimeError(f"initdb failed: {init.stderr.strip()[-300:]}")
     options = f"-c listen_addresses='' -k {sock} -c fsync=off -c synchronous_commit=off -c max_connections=50"
-    start = subprocess.run(_as_server_user([f"{bindir}/pg_ctl", "-D", data, "-o", options, "-l",
-                                            os.path.join(root, "log"), "-w", "-t", "60", "start"]), **run)
+    start = subprocess.run(
+        _as_server_user(
+            [f"{bindir}/pg_ctl", "-D", data, "-o", options, "-l", os.path.join(root, "log"), "-w", "-t", "60", "start"]
+        ),
+        **run,
+    )
     if start.returncode != 0:
         log_file = Path(root, "log")
         log = log_file.read_text() if log_file.exists() else ""
         raise RuntimeError(f"pg_ctl start failed: {(start.stderr + log).strip()[-300:]}")
 
     def stop():
-        subprocess.run(_as_server_user([f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"]),
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            _as_server_user([f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"]),
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(root, ignore_errors=True)
 
     atexit.register(stop)

@@ -46,8 +46,9 @@ def test_each_hash_covers_the_entry_and_the_previous_hash(log_db):
     assert entries[0].prev_hash == auditlog.GENESIS
     for before, after in zip(entries, entries[1:]):
         assert after.prev_hash == before.hash
-        assert after.hash == journal.entry_hash(after.seq, after.ts, after.action, after.actor, after.sheet_id,
-                                                after.detail, after.facts, after.prev_hash)
+        assert after.hash == journal.entry_hash(
+            after.seq, after.ts, after.action, after.actor, after.sheet_id, after.detail, after.facts, after.prev_hash
+        )
 
 
 def test_the_database_refuses_to_update_or_delete_log_entries(log_db):
@@ -68,8 +69,9 @@ def test_an_altered_entry_is_named(log_db):
 def test_an_altered_and_rehashed_entry_is_named_by_the_broken_link_after_it(log_db):
     db, conn = log_db
     row = conn.execute("SELECT * FROM journal WHERE seq = 4").fetchone()
-    forged = journal.entry_hash(4, row["at"], row["kind"], "mallory", row["sheet"], {"n": 4, "why": "test ✓"}, {},
-                                row["prev_hash"])
+    forged = journal.entry_hash(
+        4, row["at"], row["kind"], "mallory", row["sheet"], {"n": 4, "why": "test ✓"}, {}, row["prev_hash"]
+    )
     _tamper(db, ("UPDATE journal SET actor = 'mallory', hash = ? WHERE seq = 4", (forged,)))
     check = auditlog.verify(conn)
     assert not check.ok and check.first_bad_seq == 4 and "re-hashed" in check.problem

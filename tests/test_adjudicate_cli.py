@@ -54,8 +54,23 @@ def test_review_sample_refuses_to_overwrite(sample_db, capsys):
 
 def test_users_list_and_unlock(sample_db, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("a long enough password\n"))
-    assert main(["users", "add", "alice", "--role", "reviewer", "--party", "REP", "--password-stdin",
-                 "--db", str(sample_db)]) == 0
+    assert (
+        main(
+            [
+                "users",
+                "add",
+                "alice",
+                "--role",
+                "reviewer",
+                "--party",
+                "REP",
+                "--password-stdin",
+                "--db",
+                str(sample_db),
+            ]
+        )
+        == 0
+    )
     from tabulate.adjudicate import schema, users
 
     conn = schema.connect(sample_db)

@@ -40,11 +40,14 @@ def _entry(env, sheet_id, disagree: bool):
     On every fifth ballot the second reviewer of a team reads the light mark the other way.
     """
     sheet = env.source.sheet(sheet_id)
-    marks = [(r.contest_id, r.option_id) for r in sheet.reasons
-             if r.code in ("marginal_mark", "scan_hand_disagreement") and not disagree]
+    marks = [
+        (r.contest_id, r.option_id)
+        for r in sheet.reasons
+        if r.code in ("marginal_mark", "scan_hand_disagreement") and not disagree
+    ]
     names = {("president", "write-in-1"): ("Al Monroe", "pres-wi-monroe")}
     write_ins = []
-    for cid, options in (sheet.marks.marks.items() if sheet.marks else ()):
+    for cid, options in sheet.marks.marks.items() if sheet.marks else ():
         for oid, m in options.items():
             if m.write_in_ink:
                 name, outcome = names.get((cid, oid), ("Someone Else", NOT_COUNTED))

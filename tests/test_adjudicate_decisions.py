@@ -54,7 +54,10 @@ def test_a_team_that_agrees_decides_the_ballot_and_the_store_gets_the_votes(env)
     assert d.before["targets"]["us-senate/sen-brennan"]["scan"] == "marginal"
     assert [c for c in d.before["votes"]["contests"] if c["contest_id"] == "us-senate"][0]["selections"] == []
     assert [c for c in d.after["contests"] if c["contest_id"] == "us-senate"][0]["selections"] == ["sen-brennan"]
-    assert d.why["note"] == "alice (REP): light pencil fill; bob (DEM): light pencil fill" and d.why["reasons"][0]["code"] == "marginal_mark"
+    assert (
+        d.why["note"] == "alice (REP): light pencil fill; bob (DEM): light pencil fill"
+        and d.why["reasons"][0]["code"] == "marginal_mark"
+    )
     logged = [e.action for e in auditlog.entries(env.conn, sheet_id=MARGINAL)]
     # One journal: the store's own entry for the votes it was given follows the decision.
     assert logged == ["entry", "entry", "decision", "votes_modified"]
@@ -127,8 +130,12 @@ def test_a_name_beside_an_unmarked_target_is_no_vote_unless_the_team_finds_a_mar
     entry = machine_entry(env, NAME_NO_MARK, write_ins=[("us-senate", "write-in-1", "Jenna Foster", None)])
     senate = decided_votes(env.election, env.source.sheet(NAME_NO_MARK), entry).votes.contest("us-senate")
     assert senate.selections == ()
-    marked = machine_entry(env, NAME_NO_MARK, mark=[("us-senate", "write-in-1")],
-                           write_ins=[("us-senate", "write-in-1", "Jenna Foster", "sen-wi-foster")])
+    marked = machine_entry(
+        env,
+        NAME_NO_MARK,
+        mark=[("us-senate", "write-in-1")],
+        write_ins=[("us-senate", "write-in-1", "Jenna Foster", "sen-wi-foster")],
+    )
     decided = decided_votes(env.election, env.source.sheet(NAME_NO_MARK), marked)
     assert decided.votes.contest("us-senate").selections == ("write-in-1",)
     assert decided.write_ins == {("us-senate", "write-in-1"): "sen-wi-foster"}
@@ -189,10 +196,12 @@ def test_only_the_board_reopens_and_the_earlier_decision_stays(env):
 def test_a_damaged_ballot_is_entered_by_hand_with_both_reviewers_agreeing(env):
     queue.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
     t = team(env, "alice", "bob")
-    entry = machine_entry(env, DAMAGED, manual=True, style_id="1", precinct_id="A101",
-                          mark=[("president", "pres-okafor")])
-    other = machine_entry(env, DAMAGED, manual=True, style_id="1", precinct_id="A102",
-                          mark=[("president", "pres-okafor")])
+    entry = machine_entry(
+        env, DAMAGED, manual=True, style_id="1", precinct_id="A101", mark=[("president", "pres-okafor")]
+    )
+    other = machine_entry(
+        env, DAMAGED, manual=True, style_id="1", precinct_id="A102", mark=[("president", "pres-okafor")]
+    )
     assert _both(env, t, DAMAGED, entry, other)[1].status == ESCALATED  # a different precinct is a disagreement
     b = board(env)
     queue.lease(env.conn, DAMAGED, b, env.users["board1"].id)

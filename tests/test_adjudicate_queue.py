@@ -43,13 +43,19 @@ def test_default_order_is_overvotes_then_write_ins_then_marginal_marks_then_the_
     assert _ids(queue.list_queue(env.conn)) == [OVERVOTE, SAME_NAME, WRITE_IN, NAME_NO_MARK, MARGINAL, BESIDE_NAME]
 
 
-@pytest.mark.parametrize("flt, expected", [
-    (QueueFilter(reason="marginal_mark"), [MARGINAL]),
-    (QueueFilter(contest="us-senate"), [NAME_NO_MARK, MARGINAL]),
-    (QueueFilter(reason="marked_write_in", contest="president"), [SAME_NAME, WRITE_IN]),
-    (QueueFilter(batch="sample", precinct="A101"), [OVERVOTE, SAME_NAME, WRITE_IN, NAME_NO_MARK, MARGINAL, BESIDE_NAME]),
-    (QueueFilter(batch="no-such-batch"), []),
-])
+@pytest.mark.parametrize(
+    "flt, expected",
+    [
+        (QueueFilter(reason="marginal_mark"), [MARGINAL]),
+        (QueueFilter(contest="us-senate"), [NAME_NO_MARK, MARGINAL]),
+        (QueueFilter(reason="marked_write_in", contest="president"), [SAME_NAME, WRITE_IN]),
+        (
+            QueueFilter(batch="sample", precinct="A101"),
+            [OVERVOTE, SAME_NAME, WRITE_IN, NAME_NO_MARK, MARGINAL, BESIDE_NAME],
+        ),
+        (QueueFilter(batch="no-such-batch"), []),
+    ],
+)
 def test_the_queue_filters_by_reason_batch_precinct_and_contest(env, flt, expected):
     queue.sync(env.conn, env.source)
     assert _ids(queue.list_queue(env.conn, flt=flt)) == expected
@@ -59,8 +65,13 @@ def test_progress_counts_ballots_by_reason(env):
     queue.sync(env.conn, env.source)
     p = queue.progress(env.conn)
     assert (p.total, p.open, p.board, p.decided) == (6, 6, 0, 0)
-    assert dict(p.by_reason) == {"overvote": 2, "marked_write_in": 2, "unmarked_write_in": 1, "marginal_mark": 1,
-                                 "scan_hand_disagreement": 1}
+    assert dict(p.by_reason) == {
+        "overvote": 2,
+        "marked_write_in": 2,
+        "unmarked_write_in": 1,
+        "marginal_mark": 1,
+        "scan_hand_disagreement": 1,
+    }
 
 
 def test_two_teams_never_hold_the_same_ballot_and_a_team_keeps_its_own(env):

@@ -38,10 +38,16 @@ from tabulate.store import open_store
 MARGINAL, WRITE_IN, OVERVOTE, NAME_NO_MARK, BESIDE_NAME, SAME_NAME, DAMAGED = "1", "2", "3", "4", "5", "6", "7"
 
 PEOPLE = (
-    ("alice", "reviewer", "REP"), ("bob", "reviewer", "DEM"), ("carol", "reviewer", "REP"),
-    ("dave", "reviewer", "DEM"), ("erin", "reviewer", "REP"),
-    ("board1", "board", "REP"), ("board2", "board", "DEM"), ("board3", "board", "IND"),
-    ("admin", "admin", None), ("oscar", "operator", None),
+    ("alice", "reviewer", "REP"),
+    ("bob", "reviewer", "DEM"),
+    ("carol", "reviewer", "REP"),
+    ("dave", "reviewer", "DEM"),
+    ("erin", "reviewer", "REP"),
+    ("board1", "board", "REP"),
+    ("board2", "board", "DEM"),
+    ("board3", "board", "IND"),
+    ("admin", "admin", None),
+    ("oscar", "operator", None),
 )
 
 
@@ -84,8 +90,10 @@ class Env:
         self.source = StoreSource(self.store)
         self.election = self.source.election()
         if create_users:
-            self.users = {name: users.add_user(self.conn, name, role, password(name), party=party, actor="test")
-                          for name, role, party in PEOPLE}
+            self.users = {
+                name: users.add_user(self.conn, name, role, password(name), party=party, actor="test")
+                for name, role, party in PEOPLE
+            }
         else:
             self.users = {name: users.find_user(self.conn, name) for name, _, _ in PEOPLE}
 
@@ -108,8 +116,19 @@ def env(template_store, tmp_path, fast_passwords) -> Env:
     e.close()
 
 
-def machine_entry(env: Env, sheet_id: str, *, round_: int = 1, mark=(), unmark=(), write_ins=(), note="",
-                  style_id=None, precinct_id=None, manual=False) -> Entry:
+def machine_entry(
+    env: Env,
+    sheet_id: str,
+    *,
+    round_: int = 1,
+    mark=(),
+    unmark=(),
+    write_ins=(),
+    note="",
+    style_id=None,
+    precinct_id=None,
+    manual=False,
+) -> Entry:
     """The scanner's marks as an entry (marginal read as unmarked), with some options changed."""
     sheet = env.source.sheet(sheet_id)
     style = style_id or sheet.style_id
@@ -120,8 +139,7 @@ def machine_entry(env: Env, sheet_id: str, *, round_: int = 1, mark=(), unmark=(
         chosen += [oid for cid, oid in mark if cid == contest.id and oid not in chosen]
         marked[contest.id] = tuple(o for o in chosen if (contest.id, o) not in set(unmark))
     readings = tuple(WriteInReading(c, o, name, False, outcome) for c, o, name, outcome in write_ins)
-    return Entry(sheet_id, round_, style, precinct_id if manual else sheet.precinct_id, marked, readings, manual,
-                 note)
+    return Entry(sheet_id, round_, style, precinct_id if manual else sheet.precinct_id, marked, readings, manual, note)
 
 
 def team(env: Env, a: str, b: str):
@@ -141,6 +159,7 @@ def board(env: Env):
 
 # -- the web app -----------------------------------------------------------------------------------------
 
+
 class _Forms(HTMLParser):
     """The forms of a page: for each, its action and the values a browser would submit as they stand."""
 
@@ -152,8 +171,9 @@ class _Forms(HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "form":
-            self.forms.append({"action": a.get("action", ""), "method": a.get("method", "get"), "fields": {},
-                               "radios": set()})
+            self.forms.append(
+                {"action": a.get("action", ""), "method": a.get("method", "get"), "fields": {}, "radios": set()}
+            )
         elif not self.forms:
             return
         elif tag == "input":

@@ -35,12 +35,22 @@ def _decide_everything(env):
         MARGINAL: machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")]),
         WRITE_IN: machine_entry(env, WRITE_IN, write_ins=[("president", "write-in-1", "Al Monroe", "pres-wi-monroe")]),
         OVERVOTE: machine_entry(env, OVERVOTE),  # a true overvote, confirmed
-        NAME_NO_MARK: machine_entry(env, NAME_NO_MARK, mark=[("us-senate", "write-in-1")],
-                                    write_ins=[("us-senate", "write-in-1", "Jenna Foster", "sen-wi-foster")]),
+        NAME_NO_MARK: machine_entry(
+            env,
+            NAME_NO_MARK,
+            mark=[("us-senate", "write-in-1")],
+            write_ins=[("us-senate", "write-in-1", "Jenna Foster", "sen-wi-foster")],
+        ),
         BESIDE_NAME: machine_entry(env, BESIDE_NAME, mark=[("state-senate-7", "ss-adeyemi")]),
         SAME_NAME: machine_entry(env, SAME_NAME, write_ins=[("president", "write-in-1", "Hale", NOT_COUNTED)]),
-        DAMAGED: machine_entry(env, DAMAGED, manual=True, style_id="1", precinct_id="A101",
-                               mark=[("president", "pres-okafor"), ("us-senate", "sen-caldwell")]),
+        DAMAGED: machine_entry(
+            env,
+            DAMAGED,
+            manual=True,
+            style_id="1",
+            precinct_id="A101",
+            mark=[("president", "pres-okafor"), ("us-senate", "sen-caldwell")],
+        ),
     }
     while (sheet_id := queue.lease_next(env.conn, t, env.users["alice"].id)) is not None:
         for member in ("alice", "bob"):
@@ -53,7 +63,14 @@ def _decide_everything(env):
 
 def _expected_delta(env):
     """What the decisions add, counted straight from the decisions table."""
-    votes, ballots, over, under, resolved, not_counted = Counter(), Counter(), Counter(), Counter(), Counter(), Counter()
+    votes, ballots, over, under, resolved, not_counted = (
+        Counter(),
+        Counter(),
+        Counter(),
+        Counter(),
+        Counter(),
+        Counter(),
+    )
     for d in decisions.decisions(env.conn, current_only=True):
         after = votes_from_dict(d.after)
         for cv in after.contests:

@@ -68,7 +68,7 @@ def test_repeated_failures_throttle_the_address_not_the_account(conn):
 
 def test_the_delays_grow_and_are_capped():
     delays = [users.delay_after(n) for n in range(1, 30)]
-    assert delays[:users.FREE_FAILURES] == [0.0] * users.FREE_FAILURES and delays[users.FREE_FAILURES] > 0
+    assert delays[: users.FREE_FAILURES] == [0.0] * users.FREE_FAILURES and delays[users.FREE_FAILURES] > 0
     assert all(b >= a for a, b in zip(delays, delays[1:])) and max(delays) == users.MAX_DELAY_S
 
 
@@ -131,8 +131,9 @@ def test_users_add_reads_the_password_from_stdin(tmp_path, monkeypatch, capsys, 
 
     db = tmp_path / "cli.db"
     monkeypatch.setattr("sys.stdin", io.StringIO("a long enough password\n"))
-    assert main(["users", "add", "dora", "--role", "reviewer", "--party", "DEM", "--password-stdin",
-                 "--db", str(db)]) == 0
+    assert (
+        main(["users", "add", "dora", "--role", "reviewer", "--party", "DEM", "--password-stdin", "--db", str(db)]) == 0
+    )
     assert "added reviewer dora (DEM)" in capsys.readouterr().out
     monkeypatch.setattr("sys.stdin", io.StringIO("a long enough password\n"))
     assert main(["users", "add", "eve", "--role", "reviewer", "--password-stdin", "--db", str(db)]) == 2

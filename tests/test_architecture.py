@@ -24,8 +24,14 @@ pytestmark = pytest.mark.skipif(LINT_IMPORTS is None, reason="import-linter is n
 def _lint_imports(root: Path) -> subprocess.CompletedProcess:
     # The package under test must be the one in `root`, not the installed one.
     env = {**os.environ, "PYTHONPATH": str(root)}
-    return subprocess.run([LINT_IMPORTS, "--no-cache", "--config", str(root / "pyproject.toml")],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [LINT_IMPORTS, "--no-cache", "--config", str(root / "pyproject.toml")],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def _skip(folder: str, names: list[str]) -> set[str]:
@@ -47,16 +53,19 @@ def test_the_import_contracts_hold():
     assert "0 broken" in result.stdout
 
 
-@pytest.mark.parametrize("module, line, contract", [
-    # detection reaching for the simulator (the shortcut issue 15 removed)
-    ("detect/template.py", "from ..ballots import simulate", "Detection and templates never load"),
-    # the store importing the reports, against the flow
-    ("store/records.py", "from ..report import tally", "Data flows one way"),
-    # the rules looking at images
-    ("rules/_apply.py", "from ..kernels import points", "The rules read no images"),
-    # the kernels importing anything of ours
-    ("kernels/points.py", "from ..core import canonical", "The kernels import nothing of ours"),
-])
+@pytest.mark.parametrize(
+    "module, line, contract",
+    [
+        # detection reaching for the simulator (the shortcut issue 15 removed)
+        ("detect/template.py", "from ..ballots import simulate", "Detection and templates never load"),
+        # the store importing the reports, against the flow
+        ("store/records.py", "from ..report import tally", "Data flows one way"),
+        # the rules looking at images
+        ("rules/_apply.py", "from ..kernels import points", "The rules read no images"),
+        # the kernels importing anything of ours
+        ("kernels/points.py", "from ..core import canonical", "The kernels import nothing of ours"),
+    ],
+)
 def test_a_deliberately_wrong_import_breaks_a_contract(tmp_path, module, line, contract):
     _copy_tree(tmp_path)
     target = tmp_path / "tabulate" / module
@@ -88,8 +97,11 @@ def test_every_package_is_in_a_layer_and_in_the_readme_map():
     tomllib = pytest.importorskip("tomllib")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")
-    layered = {name.strip().strip("()").removeprefix("tabulate.") for layer in contract["layers"]
-               for name in layer.replace(":", "|").split("|")}
+    layered = {
+        name.strip().strip("()").removeprefix("tabulate.")
+        for layer in contract["layers"]
+        for name in layer.replace(":", "|").split("|")
+    }
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert [p for p in packages if p not in layered] == []
     assert [p for p in packages if f"`tabulate/{p}/`" not in readme] == []

@@ -24,8 +24,14 @@ from tabulate.audit.handeye import migrate, start_audit
 from tabulate.store import open_store
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 RACE = "us-senate"
 
 try:
@@ -62,8 +68,7 @@ def server(truth_store):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
         sock.close()
-        srv = uvicorn.Server(uvicorn.Config(create_app(truth_store), host="127.0.0.1", port=port,
-                                            log_level="warning"))
+        srv = uvicorn.Server(uvicorn.Config(create_app(truth_store), host="127.0.0.1", port=port, log_level="warning"))
         thread = threading.Thread(target=srv.run, daemon=True)
         thread.start()
         deadline = time.time() + 20
@@ -127,4 +132,3 @@ def test_two_counters_in_two_browsers_mismatch_recount_and_match(server):
         expect(bea.locator("#comparison")).to_contain_text("100.0 % explained")
         _shot(bea, "audit-board.png")
         browser.close()
-

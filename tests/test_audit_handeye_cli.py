@@ -53,17 +53,22 @@ def test_a_whole_audit_mismatch_reentry_compare_and_findings(selected, capsys, t
     right.write_text(counts_csv(hand))
     first = next(iter(hand))
     wrong.write_text(counts_csv(dict(hand, **{first: hand[first] + 2})))
-    assert run(capsys, "enter", "--db", db, "--audit", 1, "--counter", "Ann Lee", "--party", "REP",
-               "--file", right)[0] == 0
-    code, _, err = run(capsys, "enter", "--db", db, "--audit", 1, "--counter", "Bo Diaz", "--party", "REP",
-                        "--file", wrong)
+    assert (
+        run(capsys, "enter", "--db", db, "--audit", 1, "--counter", "Ann Lee", "--party", "REP", "--file", right)[0]
+        == 0
+    )
+    code, _, err = run(
+        capsys, "enter", "--db", db, "--audit", 1, "--counter", "Bo Diaz", "--party", "REP", "--file", wrong
+    )
     assert code == 2 and "must not be of the same political party" in err and "Traceback" not in err
-    code, out, _ = run(capsys, "enter", "--db", db, "--audit", 1, "--counter", "Bo Diaz", "--party", "DEM",
-                       "--file", wrong)
+    code, out, _ = run(
+        capsys, "enter", "--db", db, "--audit", 1, "--counter", "Bo Diaz", "--party", "DEM", "--file", wrong
+    )
     assert code == 1 and "DIFFER on: " in out
     for name, party in (("Ann Lee", "REP"), ("Bo Diaz", "DEM")):
-        code, out, _ = run(capsys, "enter", "--db", db, "--audit", 1, "--counter", name, "--party", party,
-                           "--file", right)
+        code, out, _ = run(
+            capsys, "enter", "--db", db, "--audit", 1, "--counter", name, "--party", party, "--file", right
+        )
     assert code == 0 and "attempt 2" in out and "match" in out
 
     code, out, _ = run(capsys, "compare", "--db", db, "--audit", 1, "--json")
@@ -78,8 +83,23 @@ def test_a_whole_audit_mismatch_reentry_compare_and_findings(selected, capsys, t
     tape = tmp_path / "tape.csv"
     tape.write_text(counts_csv(machine))
     assert run(capsys, "tape", "--db", db, "--audit", 1, "--file", tape)[0] == 0
-    assert run(capsys, "determine", "--db", db, "--audit", 1, "--member", "Bea Board", "--party", "DEM",
-               "--text", "Every difference is a mark a hand count reads under 31 KAR 6:030 §3(1).")[0] == 0
+    assert (
+        run(
+            capsys,
+            "determine",
+            "--db",
+            db,
+            "--audit",
+            1,
+            "--member",
+            "Bea Board",
+            "--party",
+            "DEM",
+            "--text",
+            "Every difference is a mark a hand count reads under 31 KAR 6:030 §3(1).",
+        )[0]
+        == 0
+    )
     assert run(capsys, "sign", "--db", db, "--audit", 1, "--member", "Bea Board", "--party", "DEM")[0] == 0
     code, _, err = run(capsys, "determine", "--db", db, "--audit", 1, "--member", "Cal", "--text", "late")
     assert code == 2 and "only annotated" in err
@@ -92,8 +112,14 @@ def test_a_whole_audit_mismatch_reentry_compare_and_findings(selected, capsys, t
     assert doc["signed"] and doc["tape"]["counts"] == machine and doc["annotations"][0]["text"] == "copy sent"
     assert "Attempt 1" in text and "Attempt 2" in text and "Bea Board (DEM)" in text
     for row in doc["comparison"]:  # hand, machine, difference and tape of every option, in the PDF's text
-        cells = (row["label"], row["hand"], row["machine"], f"{row['difference']:+d}", row["tape"],
-                 f"{row['tape_difference']:+d}")
+        cells = (
+            row["label"],
+            row["hand"],
+            row["machine"],
+            f"{row['difference']:+d}",
+            row["tape"],
+            f"{row['tape_difference']:+d}",
+        )
         assert re.search(r"\s+".join(re.escape(str(c)) for c in cells), text), row
     assert f"Difference in all: {doc['explanation']['total_difference']} votes" in text
     assert "unexplained: 0 (100.0 % explained)" in text

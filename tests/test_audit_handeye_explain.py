@@ -20,8 +20,9 @@ ELECTION_ = load_election(ELECTION)
 
 def _sheet(n: int, marks: dict, *, style: str = "1") -> AuditedSheet:
     bm = BallotMarks(f"b{n}", style, marks, "A101")
-    return AuditedSheet(n, BallotRecord(f"b{n}", "box-1", n, "election_day", "A101", style, bm,
-                                        apply_rules(ELECTION_, bm)))
+    return AuditedSheet(
+        n, BallotRecord(f"b{n}", "box-1", n, "election_day", "A101", style, bm, apply_rules(ELECTION_, bm))
+    )
 
 
 def test_a_circled_oval_is_a_vote_the_hand_count_finds_and_the_scanner_does_not():
@@ -32,15 +33,25 @@ def test_a_circled_oval_is_a_vote_the_hand_count_finds_and_the_scanner_does_not(
     assert p.option("sen-caldwell").sure == 1 and p.option("sen-caldwell").ballots == (1,)
     assert p.option("sen-brennan").sure == 0
     assert p.sheet_ids == (1,)
-    x = explain(p, {"sen-caldwell": 1, "sen-brennan": 1, "write-in-1": 0},
-                {"sen-caldwell": 0, "sen-brennan": 1, "write-in-1": 0})
+    x = explain(
+        p,
+        {"sen-caldwell": 1, "sen-brennan": 1, "write-in-1": 0},
+        {"sen-caldwell": 0, "sen-brennan": 1, "write-in-1": 0},
+    )
     assert x.total_difference == 1 and x.total_unexplained == 0 and x.share_explained == 1.0
 
 
 def test_a_mark_beside_the_name_that_makes_an_overvote_by_hand_takes_a_vote_away():
     """§3(1)(e) makes the X beside Brennan a vote by hand; with Caldwell filled that is an overvote (§2(2)(b))."""
-    s = _sheet(1, {"us-senate": {"sen-caldwell": OptionMark("marked", "marked"),
-                                 "sen-brennan": OptionMark("unmarked", "marked")}})
+    s = _sheet(
+        1,
+        {
+            "us-senate": {
+                "sen-caldwell": OptionMark("marked", "marked"),
+                "sen-brennan": OptionMark("unmarked", "marked"),
+            }
+        },
+    )
     p = predict(ELECTION_, "1", "us-senate", [s])
     assert p.option("sen-caldwell").sure == -1 and p.option("sen-brennan").sure == 0
     assert "overvote" not in p.ballots[0].why  # the machine saw one vote; the hand count sees the overvote
@@ -125,8 +136,18 @@ def test_sheets_the_scanner_set_aside_are_listed(tmp_path):
     build_truth_store(db)
     store = open_store(db, create=False)
     b = store.open_batch("box-2", "election_day", tabulator="1")
-    store.record_sheets(b.id, [SheetOutcome(1, "f" * 64, (PageImage("x.png", "e" * 64),), "rejected",
-                                            reasons=(SheetReason("unreadable_style", "style code unreadable"),))])
+    store.record_sheets(
+        b.id,
+        [
+            SheetOutcome(
+                1,
+                "f" * 64,
+                (PageImage("x.png", "e" * 64),),
+                "rejected",
+                reasons=(SheetReason("unreadable_style", "style code unreadable"),),
+            )
+        ],
+    )
     conn = connect(db)
     try:
         p = prediction_for(store, conn, "1", "us-senate")
@@ -146,9 +167,21 @@ def test_a_duplicate_scan_is_set_aside_not_counted_twice(tmp_path):
     store = open_store(db, create=False)
     first = next(store.sheets())
     again = store.open_batch("box-2", "election_day", tabulator="1")
-    store.record_sheets(again.id, [SheetOutcome(1, first.identity, first.pages, first.status, votes=first.interpreted,
-                                                marks=first.marks, style_id=first.style_id,
-                                                precinct_id=first.precinct_id)])
+    store.record_sheets(
+        again.id,
+        [
+            SheetOutcome(
+                1,
+                first.identity,
+                first.pages,
+                first.status,
+                votes=first.interpreted,
+                marks=first.marks,
+                style_id=first.style_id,
+                precinct_id=first.precinct_id,
+            )
+        ],
+    )
     conn = connect(db)
     try:
         sheets = scanner_sheets(store, conn, "1")
@@ -175,8 +208,9 @@ def test_a_larger_simulated_batch_from_planned_marks_is_explained_in_full(tmp_pa
         sheets = scanner_sheets(store, conn, "1")
         for race in ("president", "city-council"):
             p = prediction_for(store, conn, "1", race)
-            x = explain(p, simulated_hand_tally(ELECTION_, [t for _, t in made], race),
-                        machine_counts(ELECTION_, sheets, race))
+            x = explain(
+                p, simulated_hand_tally(ELECTION_, [t for _, t in made], race), machine_counts(ELECTION_, sheets, race)
+            )
             assert x.total_difference > 5 and x.total_unexplained == 0, race
     finally:
         conn.close()

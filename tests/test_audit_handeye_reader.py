@@ -24,7 +24,7 @@ from tabulate.election.render import png_bytes
 from tabulate.store import PageImage, SheetOutcome, open_store, sheet_identity
 
 SHEETS = (
-    {("us-senate", "sen-caldwell"): "circle", ("president", "pres-hale"): "full_fill"},   # §3(1)(b)
+    {("us-senate", "sen-caldwell"): "circle", ("president", "pres-hale"): "full_fill"},  # §3(1)(b)
     {("us-senate", "sen-caldwell"): "beside_name", ("president", "pres-okafor"): "full_fill"},  # §3(1)(e)
 )
 
@@ -41,10 +41,20 @@ def test_circled_and_marked_beside_the_name_are_predicted_and_explain_the_hand_c
         pngs = [png_bytes(p, 200) for p in sheet.pages]
         digests = [hashlib.sha256(b).hexdigest() for b in pngs]
         r = interpret_sheet(election, pngs)
-        outcomes.append(SheetOutcome(k + 1, sheet_identity(digests), tuple(PageImage(f"{k}-{n}.png", d) for n, d in
-                                                                               enumerate(digests)),
-                                     r.status, reasons=r.reasons, style_id=r.style_id, precinct_id=r.precinct_id,
-                                     evidence=r.evidence, marks=r.marks, votes=r.votes))
+        outcomes.append(
+            SheetOutcome(
+                k + 1,
+                sheet_identity(digests),
+                tuple(PageImage(f"{k}-{n}.png", d) for n, d in enumerate(digests)),
+                r.status,
+                reasons=r.reasons,
+                style_id=r.style_id,
+                precinct_id=r.precinct_id,
+                evidence=r.evidence,
+                marks=r.marks,
+                votes=r.votes,
+            )
+        )
         truths.append(sheet.truth)
     store.record_sheets(batch.id, outcomes)
     conn = connect(tmp_path / "s.db")

@@ -19,8 +19,9 @@ from tabulate.audit.handeye.selection import (
 from tabulate.election import load_election
 from tabulate.report.synthetic import synthetic_records
 
-POOL = Candidates(("1", "2", "3", "4", "5"), dict.fromkeys("12345", ("a", "b", "c", "d", "e", "f", "g")),
-                  dict.fromkeys("12345", 10))
+POOL = Candidates(
+    ("1", "2", "3", "4", "5"), dict.fromkeys("12345", ("a", "b", "c", "d", "e", "f", "g")), dict.fromkeys("12345", 10)
+)
 
 
 def _by_hand(seed: str, counter: int, n: int) -> int:

@@ -66,8 +66,16 @@ def test_differing_tallies_start_a_new_attempt_and_every_attempt_is_kept(audit):
     with pytest.raises(TallyError, match="already match"):
         enter_tally(store, conn, aid, counter="Cy", party="LIB", counts=good, actor="t")
     actions = [e.action for e in auditlog.entries(conn) if e.action.startswith("handeye")]
-    assert actions == ["handeye_select", "handeye_prediction", "handeye_tally", "handeye_tally",
-                       "handeye_tallies_differ", "handeye_tally", "handeye_tally", "handeye_tallies_match"]
+    assert actions == [
+        "handeye_select",
+        "handeye_prediction",
+        "handeye_tally",
+        "handeye_tally",
+        "handeye_tallies_differ",
+        "handeye_tally",
+        "handeye_tally",
+        "handeye_tallies_match",
+    ]
 
 
 def test_tallies_cannot_be_changed_in_the_database(audit):
@@ -99,7 +107,10 @@ def test_a_tally_file_names_every_option_once_by_id_or_name(audit):
     store, *_ = audit
     contest = store.election().contest(RACE)
     assert read_counts_csv(contest, "option,votes\nRobert Caldwell,3\nsen-brennan,4\nwrite-in-1,0\n") == {
-        "sen-caldwell": 3, "sen-brennan": 4, "write-in-1": 0}
+        "sen-caldwell": 3,
+        "sen-brennan": 4,
+        "write-in-1": 0,
+    }
     with pytest.raises(TallyError, match="no count for write-in-1"):
         read_counts_csv(contest, "sen-caldwell,3\nsen-brennan,4\n")
     with pytest.raises(TallyError, match="whole number"):
@@ -119,4 +130,6 @@ def test_the_tape_from_another_vendors_cvr_equals_the_scanners_count(audit):
     nist = json.dumps(cast_vote_record_report(election, records))
     assert read_tape(contest, nist, "nist", tabulator="1") == machine
     assert read_tape(contest, counts_csv(machine), "csv") == machine
-    assert read_tape(contest, dominion_cvr_csv(election, records), "dominion", tabulator="7") == dict.fromkeys(machine, 0)
+    assert read_tape(contest, dominion_cvr_csv(election, records), "dominion", tabulator="7") == dict.fromkeys(
+        machine, 0
+    )

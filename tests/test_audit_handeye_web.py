@@ -80,8 +80,10 @@ def test_counters_enter_apart_a_mismatch_shows_where_and_both_enter_again(app):
     assert 'value="annotation"' in signed.text and 'value="determination"' not in signed.text
     late = bea.post("/audit/1/finding", {"csrf": f["fields"]["csrf"], "kind": "determination", "text": "late"})
     assert late.status_code == 400 and "only annotated" in late.text
-    assert ann.post("/audit/1/finding", {"csrf": ann.csrf("/audit/1"), "kind": "annotation",
-                                         "text": "x"}).status_code == 403
+    assert (
+        ann.post("/audit/1/finding", {"csrf": ann.csrf("/audit/1"), "kind": "annotation", "text": "x"}).status_code
+        == 403
+    )
 
 
 def _forms(html: str) -> list[dict]:

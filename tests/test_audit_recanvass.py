@@ -26,8 +26,14 @@ def _counts(contest: Contest, **votes: int) -> ContestCounts:
 
 
 def _race(office: str | None, vote_for: int = 1) -> Contest:
-    return Contest("r", "candidate", "Race", vote_for=vote_for, office=office,
-                   candidates=(Candidate("a", "A", "REP"), Candidate("b", "B", "DEM"), Candidate("c", "C", "LIB")))
+    return Contest(
+        "r",
+        "candidate",
+        "Race",
+        vote_for=vote_for,
+        office=office,
+        candidates=(Candidate("a", "A", "REP"), Candidate("b", "B", "DEM"), Candidate("c", "C", "LIB")),
+    )
 
 
 def test_automatic_recount_at_not_more_than_half_a_percent():
@@ -44,8 +50,15 @@ def test_automatic_recount_at_not_more_than_half_a_percent():
 def test_automatic_recount_only_for_the_offices_krs_120_157_names():
     """KRS 120.157(1) names the General Assembly, the U.S. Senate and House, Governor, Treasurer, Auditor,
     Commissioner of Agriculture, Secretary of State and Attorney General; not the President."""
-    for office, flagged in (("state_senate", True), ("state_representative", True), ("governor", True),
-                            ("attorney_general", True), ("president", False), ("other", False), (None, False)):
+    for office, flagged in (
+        ("state_senate", True),
+        ("state_representative", True),
+        ("governor", True),
+        ("attorney_general", True),
+        ("president", False),
+        ("other", False),
+        (None, False),
+    ):
         race = _race(office)
         assert race_margin(race, _counts(race, a=500, b=499)).automatic_recount is flagged, office
 
@@ -88,12 +101,21 @@ def test_recanvass_finds_a_deliberately_altered_precinct_total(tmp_path):
 
     r = recanvass(tally, snapshot, contests=[RACE])
     assert [(d.precinct_id, d.option_id, d.vote_type, d.reported, d.recanvassed) for d in r.differences] == [
-        ("A101", "house-barr", "election_day", 13, 3)]
+        ("A101", "house-barr", "election_day", 13, 3)
+    ]
     text = recanvass_text(r)
     assert "DIFFERENCE precinct A101" in text and "reported 13, recanvassed 3 (-10)" in text
     form = PdfReader(io.BytesIO(sbe49a_form(r).to_bytes())).pages[0].extract_text()
-    for field in ("County", "Date of report", "Date of election", "Office", "Machine votes", "Absentee votes",
-                  "Provisional votes", "Total votes"):  # 4:071 Section 1(3)
+    for field in (
+        "County",
+        "Date of report",
+        "Date of election",
+        "Office",
+        "Machine votes",
+        "Absentee votes",
+        "Provisional votes",
+        "Total votes",
+    ):  # 4:071 Section 1(3)
         assert field in form
 
 

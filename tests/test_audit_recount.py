@@ -51,8 +51,10 @@ def _board_decides(db, monkeypatch, machine, decisions: dict[int, tuple[str, ...
     store = open_store(db, create=False)
     source = StoreSource(store)
     election = source.election()
-    members = [add_user(conn, f"board{i}", "board", f"pw-board{i}-0123456789", party=p, actor="test")
-               for i, p in enumerate(("REP", "DEM", "IND"), 1)]
+    members = [
+        add_user(conn, f"board{i}", "board", f"pw-board{i}-0123456789", party=p, actor="test")
+        for i, p in enumerate(("REP", "DEM", "IND"), 1)
+    ]
     panel = board_panel(conn)
     sent = send_set_aside_to_board(store, conn, machine, "test")
     assert len(sent) == len(machine.awaiting_board) and all(line.endswith("queued") for line in sent)
@@ -113,8 +115,9 @@ def test_board_decisions_overturn_the_machine_margin(tmp_path, monkeypatch):
     assert len(machine.awaiting_board) == 3 and not machine.complete
 
     aside = sorted(b.sheet_id for b in machine.set_aside)
-    statuses = _board_decides(db, monkeypatch, machine, {aside[0]: ("house-king",), aside[1]: ("house-king",),
-                                                          aside[2]: ()})
+    statuses = _board_decides(
+        db, monkeypatch, machine, {aside[0]: ("house-king",), aside[1]: ("house-king",), aside[2]: ()}
+    )
     assert statuses.count("decided") == 3  # the second member's entry makes the majority of three
 
     r = _recount(db, election)
@@ -124,7 +127,9 @@ def test_board_decisions_overturn_the_machine_margin(tmp_path, monkeypatch):
     assert dict(r.original_margin.standings) == {"house-barr": 201, "house-king": 200}
     # The two overvotes the board gave to King are the ballots whose result changed, each with why.
     assert sorted((c.ballot.sheet_id, c.before, c.after) for c in r.changes) == [
-        (aside[0], None, ("house-king",)), (aside[1], None, ("house-king",))]
+        (aside[0], None, ("house-king",)),
+        (aside[1], None, ("house-king",)),
+    ]
     assert all("the board decided by majority" in c.why for c in r.changes)
     text = recount_text(r)
     assert "COULD overcome the margin" in text and "the board decided by majority" in text
@@ -137,9 +142,11 @@ def test_set_aside_ballots_that_cannot_overcome_the_margin_end_the_recount_at_th
     machine-established margin of victory, the State Board of Elections shall notify the counties that their
     recount is complete."""
     # 402 to 400: a margin of 2 in 802 votes (0.249 %), one overvote set aside (the board decided it: ignored).
-    ballots = ([RecountBallot(i, f"tub #{i}", "1", "A101", 1, ("house-barr",)) for i in range(402)]
-               + [RecountBallot(1000 + i, f"tub #{1000 + i}", "2", "A102", 1, ("house-king",)) for i in range(400)]
-               + [RecountBallot(2000, "tub #2000", "2", "A102", 1, set_aside=OVERVOTE, why="two marks")])
+    ballots = (
+        [RecountBallot(i, f"tub #{i}", "1", "A101", 1, ("house-barr",)) for i in range(402)]
+        + [RecountBallot(1000 + i, f"tub #{1000 + i}", "2", "A102", 1, ("house-king",)) for i in range(400)]
+        + [RecountBallot(2000, "tub #2000", "2", "A102", 1, set_aside=OVERVOTE, why="two marks")]
+    )
     decided = {2000: BoardDecision(2000, ("house-king",), ("board1 (REP)", "board2 (DEM)"), "2028-11-20")}
     r = recount_result(general, RACE, ballots, decisions=decided)
     assert r.margin_test and r.overvotes_and_damaged == 1
@@ -176,8 +183,20 @@ def test_recount_command_writes_the_forms_and_exits_3_while_ballots_await_the_bo
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("tabulate.central.interpret.interpret_sheet", fake_interpreter)
-        code = main(["recount", "--db", str(db), "--contest", RACE, "--out", str(tmp_path / "out"),
-                     "--send-to-board", "--workers", "1"])
+        code = main(
+            [
+                "recount",
+                "--db",
+                str(db),
+                "--contest",
+                RACE,
+                "--out",
+                str(tmp_path / "out"),
+                "--send-to-board",
+                "--workers",
+                "1",
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 3 and "AWAITING THE BOARD" in out and "sent to the board" in out
     for name in ("recount.txt", "recount-sbe82.pdf", "recount-sbe49.pdf"):

@@ -19,9 +19,14 @@ from tabulate.election import load_election
 from tabulate.store import PageImage, SheetOutcome, open_store, sheet_identity
 
 #: The offices of the sample general election's races (KRS 120.157(1) names all but the President).
-OFFICES = {"president": "president", "us-senate": "us_senate", "us-house-6": "us_house",
-           "state-senate-7": "state_senate", "state-rep-56": "state_representative",
-           "state-rep-57": "state_representative"}
+OFFICES = {
+    "president": "president",
+    "us-senate": "us_senate",
+    "us-house-6": "us_house",
+    "state-senate-7": "state_senate",
+    "state-rep-56": "state_representative",
+    "state-rep-57": "state_representative",
+}
 
 
 def general_document() -> dict:
@@ -56,12 +61,24 @@ def _outcome(folder: Path, election, position: int, marks: dict, precinct: str, 
     data = [front.read_bytes(), back.read_bytes()]
     pages = tuple(PageImage(str(p), hashlib.sha256(d).hexdigest()) for p, d in zip((front, back), data))
     it = fake_interpreter(election, data)
-    return SheetOutcome(position, sheet_identity(p.sha256 for p in pages), pages, it.status, 0, it.reasons,
-                        it.style_id, it.precinct_id, it.evidence, it.marks, it.votes)
+    return SheetOutcome(
+        position,
+        sheet_identity(p.sha256 for p in pages),
+        pages,
+        it.status,
+        0,
+        it.reasons,
+        it.style_id,
+        it.precinct_id,
+        it.evidence,
+        it.marks,
+        it.votes,
+    )
 
 
-def county(root: Path, *, barr: int, king: int, overvotes: int = 0, damaged: int = 0,
-           tabulators: tuple[str, ...] = ("1", "2")):
+def county(
+    root: Path, *, barr: int, king: int, overvotes: int = 0, damaged: int = 0, tabulators: tuple[str, ...] = ("1", "2")
+):
     """A store of the general election with a U.S. House race of ``barr`` to ``king`` votes.
 
     Sheets alternate between precincts A101 and A102 and between the
@@ -73,17 +90,19 @@ def county(root: Path, *, barr: int, king: int, overvotes: int = 0, damaged: int
     db = root / "county.db"
     store = open_store(db)
     store.bind_election(election, doc)
-    plan = (["house-barr"] * barr + ["house-king"] * king + ["over"] * overvotes + ["damaged"] * damaged)
+    plan = ["house-barr"] * barr + ["house-king"] * king + ["over"] * overvotes + ["damaged"] * damaged
     batches = {t: store.open_batch(f"tub-{t}", "election_day", tabulator=t) for t in tabulators}
     outcomes: dict[str, list] = {t: [] for t in tabulators}
     for i, what in enumerate(plan):
         t = tabulators[i % len(tabulators)]
-        marks = {"us-house-6": ["house-barr", "house-king"] if what == "over" else
-                 ([] if what == "damaged" else [what])}
+        marks = {
+            "us-house-6": ["house-barr", "house-king"] if what == "over" else ([] if what == "damaged" else [what])
+        }
         folder = root / f"tub-{t}"
         folder.mkdir(exist_ok=True)
-        outcomes[t].append(_outcome(folder, election, len(outcomes[t]) + 1, marks, ("A101", "A102")[i % 2],
-                                    damaged=what == "damaged"))
+        outcomes[t].append(
+            _outcome(folder, election, len(outcomes[t]) + 1, marks, ("A101", "A102")[i % 2], damaged=what == "damaged")
+        )
     for t, batch in batches.items():
         store.record_sheets(batch.id, outcomes[t])
         store.close_batch(batch.id)

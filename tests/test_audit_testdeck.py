@@ -43,8 +43,7 @@ def test_deck_has_a_vote_for_every_candidate_and_question_option(general, style)
     for c in deck.tally.contests:
         totals = [n for _, n in c.votes]
         assert min(totals) >= 1 and len(set(totals)) == len(totals), c.contest_id
-        marks = Counter(o for b in deck.ballots if b.purpose != "overvote"
-                        for o in _marks_per_contest(b, c.contest_id))
+        marks = Counter(o for b in deck.ballots if b.purpose != "overvote" for o in _marks_per_contest(b, c.contest_id))
         assert len({marks[o] for o, _ in c.votes}) == len(c.votes), c.contest_id
 
 
@@ -131,8 +130,10 @@ def test_deck_make_and_check_pass_end_to_end(tmp_path, capsys):
     assert len(list((deck / "style-1" / "scans").glob("*.jpg"))) == 2 * n
     assert "Straight Party" in (deck / "tally-sheet.txt").read_text()
     capsys.readouterr()
-    assert main(["test-deck", "check", "--election", str(path), "--deck", str(deck), "--workers", "1",
-                 "--no-progress"]) == 0
+    assert (
+        main(["test-deck", "check", "--election", str(path), "--deck", str(deck), "--workers", "1", "--no-progress"])
+        == 0
+    )
     assert "accuracy test: PASS" in capsys.readouterr().out
     printout = (deck / "check" / "printout.txt").read_text()
     assert "RESULT: PASS" in printout and "ERROR" not in printout
@@ -146,18 +147,22 @@ def test_deck_make_and_check_pass_end_to_end(tmp_path, capsys):
     assert main(["test-deck", "check", "--election", str(path), "--deck", str(deck)]) == 2
 
 
-@pytest.mark.parametrize("misprint, named", [
-    (Misprint("us-house-6", "house-barr", "house-king"), ("[house-barr]", "[house-king]", "swapped")),
-    (Misprint("us-house-6", "house-king", move_in=(0.3, 0.0)), ("[house-king]",)),
-])
+@pytest.mark.parametrize(
+    "misprint, named",
+    [
+        (Misprint("us-house-6", "house-barr", "house-king"), ("[house-barr]", "[house-king]", "swapped")),
+        (Misprint("us-house-6", "house-king", move_in=(0.3, 0.0)), ("[house-king]",)),
+    ],
+)
 def test_a_misprinted_deck_fails_naming_the_contest_and_options(tmp_path, misprint, named):
     """Section 5(5): "If an error in a voting machine or voting system is detected during an accuracy test, the
     cause shall be ascertained": the printout names the contest and the options whose counts are wrong."""
     doc = small_document(straight_party=False, school_board=False)
     election = write_election(tmp_path / "e.json", doc)
     make_deck(election, tmp_path / "deck", misprint=misprint, printable=False)
-    result = scan_deck(election, doc, tmp_path / "deck", load_manifest(tmp_path / "deck", election),
-                       tmp_path / "check", workers=1)
+    result = scan_deck(
+        election, doc, tmp_path / "deck", load_manifest(tmp_path / "deck", election), tmp_path / "check", workers=1
+    )
     assert result.verdict == "FAIL"
     text = "\n".join(findings(result, election))
     assert "U.S. Representative, 6th District" in text
@@ -174,8 +179,11 @@ def test_the_same_election_makes_the_same_deck_bytes(tmp_path):
 
     def digest(folder):
         make_deck(election, folder, printable=False)
-        return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-                for p in sorted(folder.rglob("*")) if p.is_file()}
+        return {
+            p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*"))
+            if p.is_file()
+        }
 
     first, second = digest(tmp_path / "a"), digest(tmp_path / "b")
     assert first == second and len(first) > 4

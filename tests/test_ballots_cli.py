@@ -19,8 +19,23 @@ PRIMARY = REPO / "samples" / "primary" / "election.json"
 
 
 def _make(out: Path, *extra: str, ballots: int = 3, seed: int = 4, election: Path = GENERAL) -> int:
-    return main(["samples", "make", str(election), "--out", str(out), "--ballots", str(ballots), "--seed", str(seed),
-                 "--dpi", "60", "--quiet", *extra])
+    return main(
+        [
+            "samples",
+            "make",
+            str(election),
+            "--out",
+            str(out),
+            "--ballots",
+            str(ballots),
+            "--seed",
+            str(seed),
+            "--dpi",
+            "60",
+            "--quiet",
+            *extra,
+        ]
+    )
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -30,8 +45,15 @@ def _files(folder: Path) -> dict[str, bytes]:
 def test_make_writes_front_and_back_per_sheet_and_a_truth_file(tmp_path, capsys):
     assert _make(tmp_path / "s", "--bitonal-fraction", "0") == 0
     names = sorted(_files(tmp_path / "s"))
-    assert names == ["sheet-00001-back.jpg", "sheet-00001-front.jpg", "sheet-00002-back.jpg",
-                     "sheet-00002-front.jpg", "sheet-00003-back.jpg", "sheet-00003-front.jpg", "truth.json"]
+    assert names == [
+        "sheet-00001-back.jpg",
+        "sheet-00001-front.jpg",
+        "sheet-00002-back.jpg",
+        "sheet-00002-front.jpg",
+        "sheet-00003-back.jpg",
+        "sheet-00003-front.jpg",
+        "truth.json",
+    ]
     truth = load_truth(tmp_path / "s")
     assert truth["ballots"] == 3 and truth["seed"] == 4 and truth["dpi"] == 60
     assert truth["election"]["hash"] == load_election(GENERAL).hash
@@ -79,8 +101,7 @@ def test_refuses_to_mix_with_earlier_scans_unless_forced(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "already holds simulated scans" in err and "\n" not in err
     assert _make(tmp_path, "--force", ballots=1) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["sheet-00001-back.jpg", "sheet-00001-front.jpg",
-                                                          "truth.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sheet-00001-back.jpg", "sheet-00001-front.jpg", "truth.json"]
 
 
 def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
@@ -91,8 +112,22 @@ def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
     assert _make(blocker) == 2
     errs = capsys.readouterr().err.strip().splitlines()
     assert len(errs) == 3 and all(e.startswith("tabulate: ") for e in errs)
-    assert main(["samples", "make", str(tmp_path / "missing.json"), "--out", str(tmp_path / "o"),
-                 "--ballots", "1", "--seed", "1"]) == 2
+    assert (
+        main(
+            [
+                "samples",
+                "make",
+                str(tmp_path / "missing.json"),
+                "--out",
+                str(tmp_path / "o"),
+                "--ballots",
+                "1",
+                "--seed",
+                "1",
+            ]
+        )
+        == 2
+    )
 
 
 def test_primary_samples(tmp_path):
@@ -114,8 +149,10 @@ def test_jpeg_quality_is_about_85(tmp_path):
 def test_committed_demo_scans_belong_to_the_sample_election():
     scans = REPO / "samples" / "general" / "scans"
     truth = load_truth(scans)
-    regenerate = ("regenerate them: tabulate samples make samples/general/election.json --out samples/general/scans "
-                  "--ballots 18 --seed 2032 --format jpeg --bitonal-fraction 0.2 --force")
+    regenerate = (
+        "regenerate them: tabulate samples make samples/general/election.json --out samples/general/scans "
+        "--ballots 18 --seed 2032 --format jpeg --bitonal-fraction 0.2 --force"
+    )
     # The style code on every page carries the election's hash: stale scans read as another election's.
     assert truth["election"]["hash"] == load_election(GENERAL).hash, regenerate
     files = {i["file"] for s in truth["sheets"] for i in s["images"]}

@@ -26,12 +26,18 @@ from tabulate.core import (
 )
 
 VOTES = BallotVotes(
-    "b-1", "1",
-    (ContestVotes("governor", "valid", ("gov-a",), 0, 0, True, ("31 KAR 6:030 §5(1)",)),
-     ContestVotes("council", "overvote", (), 3, 0, False, ("31 KAR 6:030 §1(6)",))),
-    precinct_id="A101", straight_party="dem",
+    "b-1",
+    "1",
+    (
+        ContestVotes("governor", "valid", ("gov-a",), 0, 0, True, ("31 KAR 6:030 §5(1)",)),
+        ContestVotes("council", "overvote", (), 3, 0, False, ("31 KAR 6:030 §1(6)",)),
+    ),
+    precinct_id="A101",
+    straight_party="dem",
     reasons=(AdjudicationReason("overvote", "council", None, "3 marks for 2 seats"),),
-    needs_review=True, fwab=True)
+    needs_review=True,
+    fwab=True,
+)
 
 
 def test_canonical_json_sorts_keys_drops_spaces_and_keeps_non_ascii():
@@ -44,25 +50,34 @@ def test_the_election_hash_still_uses_the_same_bytes():
     from tabulate.election.model import election_hash
 
     doc = {"z": "Żółć", "a": [1, 2]}
-    expected = hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"),
-                                         ensure_ascii=False).encode("utf-8")).hexdigest()
+    expected = hashlib.sha256(
+        json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    ).hexdigest()
     assert election_hash(doc) == expected
 
 
 def test_both_chain_shapes_are_the_ones_stored_logs_were_written_with():
     content = {"seq": 1, "data": {"k": "v"}}
-    assert link_hash(GENESIS, content) == hashlib.sha256(
-        (GENESIS + '{"data":{"k":"v"},"seq":1}').encode()).hexdigest()
-    assert body_hash({**content, "prev": GENESIS}) == hashlib.sha256(
-        ('{"data":{"k":"v"},"prev":"' + GENESIS + '","seq":1}').encode()).hexdigest()
+    assert link_hash(GENESIS, content) == hashlib.sha256((GENESIS + '{"data":{"k":"v"},"seq":1}').encode()).hexdigest()
+    assert (
+        body_hash({**content, "prev": GENESIS})
+        == hashlib.sha256(('{"data":{"k":"v"},"prev":"' + GENESIS + '","seq":1}').encode()).hexdigest()
+    )
     assert link_hash("1" * 64, content) != link_hash(GENESIS, content)
 
 
 def test_contest_votes_round_trip_through_their_dict_form():
     for c in VOTES.contests:
         d = contest_votes_to_dict(c)
-        assert list(d) == ["contest_id", "status", "selections", "overvotes", "undervotes",
-                           "from_straight_party", "clauses"]
+        assert list(d) == [
+            "contest_id",
+            "status",
+            "selections",
+            "overvotes",
+            "undervotes",
+            "from_straight_party",
+            "clauses",
+        ]
         assert contest_votes_from_dict(json.loads(json.dumps(d))) == c
 
 
@@ -89,7 +104,7 @@ def _error_classes() -> list[type[BaseException]]:
             continue
         module = importlib.import_module(info.name)
         for _, obj in inspect.getmembers(module, inspect.isclass):
-            if (issubclass(obj, BaseException) and obj.__module__ == info.name):
+            if issubclass(obj, BaseException) and obj.__module__ == info.name:
                 found[f"{obj.__module__}.{obj.__qualname__}"] = obj
     return list(found.values())
 

@@ -14,8 +14,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def demo(*args, cwd=REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tabulate.cli", "demo", *map(str, args)], capture_output=True,
-                          text=True, timeout=600, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "tabulate.cli", "demo", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+    )
 
 
 def test_the_samples_are_found_from_the_current_folder_or_beside_the_package(tmp_path):

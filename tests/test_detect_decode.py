@@ -28,8 +28,9 @@ def _decode_all(data: bytes) -> list[np.ndarray]:
     return [decode_page(data, h) for h in headers(data)]
 
 
-@pytest.mark.parametrize("fmt,kw", [("png", {}), ("tiff", {"compression": "tiff_lzw"}),
-                                    ("tiff", {"compression": "tiff_adobe_deflate"})])
+@pytest.mark.parametrize(
+    "fmt,kw", [("png", {}), ("tiff", {"compression": "tiff_lzw"}), ("tiff", {"compression": "tiff_adobe_deflate"})]
+)
 def test_lossless_greyscale_pages_decode_exactly(page, fmt, kw):
     (img,) = _decode_all(encode(page, fmt, **kw))
     assert img.dtype == np.uint8 and np.array_equal(img, page)
@@ -65,8 +66,9 @@ def test_g4_bitonal_tiff_is_ink_dark_whatever_its_photometric(page, miniswhite):
 
 def test_multi_page_tiff_gives_every_page(page):
     buf = io.BytesIO()
-    Image.fromarray(page).save(buf, format="TIFF", compression="tiff_lzw", save_all=True,
-                               append_images=[Image.fromarray(255 - page)])
+    Image.fromarray(page).save(
+        buf, format="TIFF", compression="tiff_lzw", save_all=True, append_images=[Image.fromarray(255 - page)]
+    )
     a, b = _decode_all(buf.getvalue())
     assert np.array_equal(a, page) and np.array_equal(b, 255 - page)
 
@@ -103,13 +105,16 @@ def test_check_size_accepts_ordinary_scans():
         check_size(headers(_png_header(w, h))[0], LETTER)
 
 
-@pytest.mark.parametrize("data,code", [
-    (b"", "empty_file"),
-    (b"this is a text file, not an image", "not_an_image"),
-    (b"%PDF-1.7 ...", "not_an_image"),
-    (b"II+\x00" + b"\x00" * 20, "unsupported_image"),
-    (b"II*\x00\xff\xff\xff\x00", "corrupt_image"),
-])
+@pytest.mark.parametrize(
+    "data,code",
+    [
+        (b"", "empty_file"),
+        (b"this is a text file, not an image", "not_an_image"),
+        (b"%PDF-1.7 ...", "not_an_image"),
+        (b"II+\x00" + b"\x00" * 20, "unsupported_image"),
+        (b"II*\x00\xff\xff\xff\x00", "corrupt_image"),
+    ],
+)
 def test_files_that_are_not_pages_get_a_reason(data, code):
     assert _reason(data)[0] == code
 
@@ -128,8 +133,13 @@ def test_a_missing_file_is_unreadable(tmp_path):
 
 def test_read_pages_reads_each_page_of_a_tiff(page):
     buf = io.BytesIO()
-    Image.fromarray(page).save(buf, format="TIFF", compression="tiff_adobe_deflate", save_all=True,
-                               append_images=[Image.fromarray(np.full_like(page, 250))])
+    Image.fromarray(page).save(
+        buf,
+        format="TIFF",
+        compression="tiff_adobe_deflate",
+        save_all=True,
+        append_images=[Image.fromarray(np.full_like(page, 250))],
+    )
     first, second = read_pages(election(), buf.getvalue())
     assert first.ok and first.index == 0
     assert second.reason_code == "no_registration_marks" and second.index == 1

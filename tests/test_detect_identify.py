@@ -25,7 +25,7 @@ def _with_code(img: np.ndarray, text: str) -> np.ndarray:
     mod = np.asarray(bc.to_image(scale=1, add_quiet_zones=False))
     qr = np.asarray(Image.fromarray(mod).resize((side, side), Image.NEAREST))
     y, x = int(round(r.y * 200)), int(round(r.x * 200))
-    out[y:y + side, x:x + side] = qr
+    out[y : y + side, x : x + side] = qr
     return out
 
 
@@ -54,13 +54,16 @@ def test_a_page_from_another_election_is_refused():
     assert r.reason_code == "wrong_election" and "0123456789ab" in r.reason
 
 
-@pytest.mark.parametrize("text,code", [
-    ("KYB1|{h}|9|A101|1", "unknown_style"),
-    ("KYB1|{h}|1|Z999|1", "unknown_precinct"),
-    ("KYB1|{h}|1|C301|1", "precinct_not_in_style"),
-    ("https://example.org/not-a-ballot", "not_a_ballot_code"),
-    ("KYB1|{h}|1|A101|3", "not_a_ballot_code"),
-])
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        ("KYB1|{h}|9|A101|1", "unknown_style"),
+        ("KYB1|{h}|1|Z999|1", "unknown_precinct"),
+        ("KYB1|{h}|1|C301|1", "precinct_not_in_style"),
+        ("https://example.org/not-a-ballot", "not_a_ballot_code"),
+        ("KYB1|{h}|1|A101|3", "not_a_ballot_code"),
+    ],
+)
 def test_style_codes_that_do_not_fit_the_election_are_refused(text, code):
     r = _read(_with_code(page_image(), text.format(h=election().hash_prefix)))
     assert r.reason_code == code, r.reason
@@ -70,6 +73,6 @@ def test_style_codes_that_do_not_fit_the_election_are_refused(text, code):
 def test_an_unreadable_style_code_is_refused():
     img = page_image().copy()
     r = style_code_rect(8.5, 11.0)
-    img[int(r.y * 200) + 20:int(r.bottom * 200) - 20, int(r.x * 200) + 20:int(r.right * 200) - 20] = 255
+    img[int(r.y * 200) + 20 : int(r.bottom * 200) - 20, int(r.x * 200) + 20 : int(r.right * 200) - 20] = 255
     res = _read(img)
     assert res.reason_code == "style_code_unreadable"

@@ -22,13 +22,15 @@ def _smudge_code(img):
     """Paint over the inside of the style code (as a torn or smudged symbol): zxing finds nothing."""
     out = img.copy()
     r = style_code_rect(8.5, 11.0)
-    out[int(r.y * 200) + 20:int(r.bottom * 200) - 20, int(r.x * 200) + 20:int(r.right * 200) - 20] = 255
+    out[int(r.y * 200) + 20 : int(r.bottom * 200) - 20, int(r.x * 200) + 20 : int(r.right * 200) - 20] = 255
     return out
 
 
 def _sheet(front, back):
-    return [encode(scan(front, angle=0.6, paper=236, ink=22, noise=2, seed=1), "png"),
-            encode(scan(back, angle=-0.6, paper=236, ink=22, noise=2, seed=2), "png")]
+    return [
+        encode(scan(front, angle=0.6, paper=236, ink=22, noise=2, seed=1), "png"),
+        encode(scan(back, angle=-0.6, paper=236, ink=22, noise=2, seed=2), "png"),
+    ]
 
 
 def _marks(reading):

@@ -14,11 +14,17 @@ from tabulate.election.layout import layout_style
 from tabulate.election.render import render_page
 from tabulate.rules.types import BallotMarks
 
-FRONT_MARKS = (("straight-party", "DEM", "fill"), ("president", "pres-hale", "half"),
-               ("president", "pres-okafor", "circle"), ("us-senate", "sen-caldwell", "beside"),
-               ("us-house-6", "house-king", "line"), ("state-senate-7", "ss-mullins", "x"),
-               ("state-rep-56", "sr56-boone", "light"), ("us-senate", "write-in-1", "write"),
-               ("us-senate", "write-in-1", "fill"))
+FRONT_MARKS = (
+    ("straight-party", "DEM", "fill"),
+    ("president", "pres-hale", "half"),
+    ("president", "pres-okafor", "circle"),
+    ("us-senate", "sen-caldwell", "beside"),
+    ("us-house-6", "house-king", "line"),
+    ("state-senate-7", "ss-mullins", "x"),
+    ("state-rep-56", "sr56-boone", "light"),
+    ("us-senate", "write-in-1", "write"),
+    ("us-senate", "write-in-1", "fill"),
+)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +90,7 @@ def test_a_line_through_two_targets_is_not_a_vote_for_either():
     a, b = target("1", 1, "us-senate", "sen-caldwell"), target("1", 1, "us-senate", "sen-brennan")
     x = int(a.bounds.center[0] * 200)
     import cv2
+
     cv2.line(img, (x, int((a.bounds.y - 0.06) * 200)), (x, int((b.bounds.bottom + 0.06) * 200)), 20, 4)
     by = _by(read_image(election(), img))
     for key in (("us-senate", "sen-caldwell"), ("us-senate", "sen-brennan")):
@@ -185,7 +192,7 @@ def test_boxes_and_arrows_are_read_too(shape):
         draw_mark(img, t, "fill", 200)
     else:  # connect the arrow: a line across the gap
         y = int(t.bounds.center[1] * 200)
-        img[y - 3:y + 3, int(t.bounds.x * 200) - 4:int(t.bounds.right * 200) + 4] = 20
+        img[y - 3 : y + 3, int(t.bounds.x * 200) - 4 : int(t.bounds.right * 200) + 4] = 20
     by = _by(read_image(e, scan(img, angle=1.0)))
     assert by[("straight-party", "DEM")].scan == "marked"
     assert by[("straight-party", "REP")].scan == "unmarked"
@@ -208,8 +215,10 @@ def test_a_two_page_g4_tiff_is_one_sheet():
 
     from PIL import Image
 
-    pages = [Image.fromarray(np.where(turn(page_image("1", n, "A103"), 2) < 128, 0, 255).astype(np.uint8)).convert("1")
-             for n in (2, 1)]  # back first, both upside down: a sheet fed face down and reversed
+    pages = [
+        Image.fromarray(np.where(turn(page_image("1", n, "A103"), 2) < 128, 0, 255).astype(np.uint8)).convert("1")
+        for n in (2, 1)
+    ]  # back first, both upside down: a sheet fed face down and reversed
     buf = io.BytesIO()
     pages[0].save(buf, format="TIFF", compression="group4", save_all=True, append_images=pages[1:])
     sheet = read_sheet(election(), buf.getvalue())

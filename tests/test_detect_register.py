@@ -84,7 +84,7 @@ def test_blank_sheet_has_no_registration_marks():
 
 def test_missing_marks_are_named_never_guessed():
     img = page_image().copy()
-    img[2200 - 200:, 1700 - 200:] = 255  # the bottom-right mark torn off
+    img[2200 - 200 :, 1700 - 200 :] = 255  # the bottom-right mark torn off
     err = _code(img)
     assert err.code == "registration_marks_missing"
     assert "bottom-right" in err.reason and "top-left" not in err.reason
@@ -92,7 +92,7 @@ def test_missing_marks_are_named_never_guessed():
 
 def test_missing_mark_on_an_upside_down_page_is_named_by_its_page_role():
     img = page_image().copy()
-    img[2200 - 200:, 1700 - 200:] = 255  # the page's bottom-right
+    img[2200 - 200 :, 1700 - 200 :] = 255  # the page's bottom-right
     err = _code(turn(img, 2))
     assert "bottom-right (image top-left corner)" in err.reason
 
@@ -118,7 +118,7 @@ def test_skew_beyond_the_limit_is_refused():
 
 def test_two_large_marks_leave_the_orientation_unknown():
     img = page_image().copy()
-    img[2200 - 130:2200 - 70, 1700 - 130:1700 - 70] = 0  # bottom-right mark grown to the large size
+    img[2200 - 130 : 2200 - 70, 1700 - 130 : 1700 - 70] = 0  # bottom-right mark grown to the large size
     err = _code(img)
     assert err.code == "orientation_unknown"
 
@@ -126,8 +126,8 @@ def test_two_large_marks_leave_the_orientation_unknown():
 def test_marks_that_do_not_fit_one_transform_are_refused():
     img = page_image().copy()
     r, c = 2200 - 70, 1700 - 70  # move the bottom-right mark 0.1 in inward
-    img[r - 20:r + 20, c - 20:c + 20] = 255
-    img[r - 40:r, c - 40:c] = 0
+    img[r - 20 : r + 20, c - 20 : c + 20] = 255
+    img[r - 40 : r, c - 40 : c] = 0
     err = _code(img)
     assert err.code == "registration_residual" and f"{MAX_RESIDUAL_IN}" in err.reason
 

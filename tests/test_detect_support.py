@@ -38,8 +38,9 @@ def target(style: str, page: int, contest: str, option: str):
     raise KeyError((contest, option))
 
 
-def page_image(style: str = "1", page: int = 1, precinct: str = "A101", *, dpi: int = 200,
-               marks: tuple = ()) -> np.ndarray:
+def page_image(
+    style: str = "1", page: int = 1, precinct: str = "A101", *, dpi: int = 200, marks: tuple = ()
+) -> np.ndarray:
     """A rendered page with marks: (contest, option, kind), kind one of fill, half, circle, beside, line, x."""
     img = _blank(style, page, precinct, dpi).copy()
     for contest, option, kind in marks:
@@ -58,7 +59,7 @@ def draw_mark(img: np.ndarray, t, kind: str, dpi: int, ink: int = 20) -> None:
     elif kind == "half":  # the left 60 % of the oval
         mask = np.zeros_like(img)
         cv2.ellipse(mask, c, ax, 0, 0, 360, 255, -1)
-        mask[:, int((b.x + 0.6 * b.w) * dpi):] = 0
+        mask[:, int((b.x + 0.6 * b.w) * dpi) :] = 0
         img[mask > 0] = ink
     elif kind == "light":  # a light grey fill: between paper and the split
         cv2.ellipse(img, c, ax, 0, 0, 360, 200, -1)
@@ -72,10 +73,20 @@ def draw_mark(img: np.ndarray, t, kind: str, dpi: int, ink: int = 20) -> None:
     elif kind == "line":  # a horizontal line through the target, past both sides
         cv2.line(img, (int((b.x - 0.06) * dpi), c[1]), (int((b.right + 0.06) * dpi), c[1]), ink, pen)
     elif kind == "x":
-        cv2.line(img, (int((b.x - 0.02) * dpi), int((b.y - 0.03) * dpi)),
-                 (int((b.right + 0.02) * dpi), int((b.bottom + 0.03) * dpi)), ink, pen)
-        cv2.line(img, (int((b.right + 0.02) * dpi), int((b.y - 0.03) * dpi)),
-                 (int((b.x - 0.02) * dpi), int((b.bottom + 0.03) * dpi)), ink, pen)
+        cv2.line(
+            img,
+            (int((b.x - 0.02) * dpi), int((b.y - 0.03) * dpi)),
+            (int((b.right + 0.02) * dpi), int((b.bottom + 0.03) * dpi)),
+            ink,
+            pen,
+        )
+        cv2.line(
+            img,
+            (int((b.right + 0.02) * dpi), int((b.y - 0.03) * dpi)),
+            (int((b.x - 0.02) * dpi), int((b.bottom + 0.03) * dpi)),
+            ink,
+            pen,
+        )
     elif kind == "write":  # scribble a "name" in the write-in area
         w = t.write_in_area
         for k in range(6):
@@ -85,8 +96,19 @@ def draw_mark(img: np.ndarray, t, kind: str, dpi: int, ink: int = 20) -> None:
         raise ValueError(kind)
 
 
-def scan(img: np.ndarray, *, angle: float = 0.0, scale: float = 1.0, shift_px=(0, 0), canvas=None,
-         paper: int = 255, ink: int = 0, noise: float = 0.0, blur: float = 0.0, seed: int = 0) -> np.ndarray:
+def scan(
+    img: np.ndarray,
+    *,
+    angle: float = 0.0,
+    scale: float = 1.0,
+    shift_px=(0, 0),
+    canvas=None,
+    paper: int = 255,
+    ink: int = 0,
+    noise: float = 0.0,
+    blur: float = 0.0,
+    seed: int = 0,
+) -> np.ndarray:
     """Turn a rendered page like a scanner would: rotate (degrees, counter-clockwise) and scale about
     the centre, shift, on a canvas of ``canvas`` (rows, cols) (default: the page's size), then set
     paper and ink levels, blur and add noise."""
@@ -95,7 +117,7 @@ def scan(img: np.ndarray, *, angle: float = 0.0, scale: float = 1.0, shift_px=(0
     m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
     m[:, 2] += ((cols - w) / 2 + shift_px[0], (rows - h) / 2 + shift_px[1])
     out = cv2.warpAffine(img, m, (cols, rows), flags=cv2.INTER_LINEAR, borderValue=255)
-    out = (ink + out.astype(np.float32) * (paper - ink) / 255.0)
+    out = ink + out.astype(np.float32) * (paper - ink) / 255.0
     if blur:
         out = cv2.GaussianBlur(out, (0, 0), blur)
     if noise:

@@ -16,11 +16,33 @@ def _count(tmp: Path, name: str, files: list[Path]) -> dict[str, bytes]:
     for f in files:
         shutil.copy(f, folder / f.name)
     db = tmp / f"{name}.db"
-    assert main(["scan", str(folder), "--election", str(ELECTION), "--db", str(db), "--batch", "b1",
-                 "--vote-type", "election_day", "--workers", "1", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "scan",
+                str(folder),
+                "--election",
+                str(ELECTION),
+                "--db",
+                str(db),
+                "--batch",
+                "b1",
+                "--vote-type",
+                "election_day",
+                "--workers",
+                "1",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     outputs = {}
-    for command, extra, suffix in (("results", ["--format", "csv"], "csv"), ("cvr", [], "json"),
-                                   ("election-results", [], "json"), ("manifest", [], "csv")):
+    for command, extra, suffix in (
+        ("results", ["--format", "csv"], "csv"),
+        ("cvr", [], "json"),
+        ("election-results", [], "json"),
+        ("manifest", [], "csv"),
+    ):
         out = tmp / f"{name}-{command}.{suffix}"
         assert main([command, "--db", str(db), *extra, "--out", str(out)]) == 0
         outputs[command] = out.read_bytes()

@@ -46,12 +46,12 @@ def test_straight_party_offers_only_parties_with_candidates():
 
 def test_malformed_definition_reports_every_problem_at_once_with_its_path():
     doc = general_doc()
-    doc["contests"][1]["vote_for"] = 0                       # schema: minimum 1
-    doc["contests"][2]["candidates"][0]["party"] = "XYZ"     # reference: no such party
-    doc["ballot_styles"][0]["precincts"].append("Z999")      # reference: no such precinct
-    doc["ballot_styles"][1]["contests"].append("no-such")    # reference: no such contest
-    doc["paper_size"] = "a4"                                 # schema: enum
-    del doc["date"]                                          # schema: required
+    doc["contests"][1]["vote_for"] = 0  # schema: minimum 1
+    doc["contests"][2]["candidates"][0]["party"] = "XYZ"  # reference: no such party
+    doc["ballot_styles"][0]["precincts"].append("Z999")  # reference: no such precinct
+    doc["ballot_styles"][1]["contests"].append("no-such")  # reference: no such contest
+    doc["paper_size"] = "a4"  # schema: enum
+    del doc["date"]  # schema: required
     problems = problems_of(doc)
     joined = "\n".join(problems)
     assert "$.contests[1].vote_for" in joined
@@ -102,7 +102,7 @@ def test_the_hash_ignores_formatting_key_order_and_spelled_out_defaults():
     doc = general_doc()
     a = parse_election(doc).hash
     reordered = dict(reversed(list(copy.deepcopy(doc).items())))
-    reordered["contests"][3]["partisan"] = True       # the default, spelled out
+    reordered["contests"][3]["partisan"] = True  # the default, spelled out
     reordered["contests"][3]["write_ins"] = doc["contests"][3].get("write_ins", 0)
     assert parse_election(reordered).hash == a
 
@@ -164,8 +164,11 @@ def test_a_slate_contest_must_say_whether_it_is_for_president_or_governor(tmp_pa
             doc["contests"][0]["office"] = office
         with pytest.raises(ElectionError) as e:
             parse_election(json.loads(json.dumps(doc)))
-        assert [(p.path, p.reason) for p in e.value.problems] == [(
-            "$.contests[0].office",
-            'a slate contest needs office "president" (31 KAR 6:030 Section 4(11)) or "governor" (Section 4(10))')]
+        assert [(p.path, p.reason) for p in e.value.problems] == [
+            (
+                "$.contests[0].office",
+                'a slate contest needs office "president" (31 KAR 6:030 Section 4(11)) or "governor" (Section 4(10))',
+            )
+        ]
     (tmp_path / "e.json").write_text(json.dumps(doc))
     assert main(["zero-file", "--election", str(tmp_path / "e.json")]) == 2

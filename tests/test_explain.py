@@ -33,8 +33,9 @@ def _decide(env):
     """Alice and Bob agree on the write-in and disagree on the light mark, which the board then decides."""
     queue.sync(env.conn, env.source)
     t = team(env, "alice", "bob")
-    write_in = machine_entry(env, WRITE_IN, write_ins=[("president", "write-in-1", "Al Monroe", "pres-wi-monroe")],
-                             note="clearly Al Monroe")
+    write_in = machine_entry(
+        env, WRITE_IN, write_ins=[("president", "write-in-1", "Al Monroe", "pres-wi-monroe")], note="clearly Al Monroe"
+    )
     queue.lease(env.conn, WRITE_IN, t, env.users["alice"].id)
     for who in ("alice", "bob"):
         result = decisions.record_entry(env.conn, env.source, t, env.users[who], write_in)
@@ -89,8 +90,8 @@ def test_explain_a_ballot_never_flagged_says_it_counted_as_read_with_the_clause(
     assert f"Ballot {sheet.label}" in out
     assert "counted as the scanner read it (never flagged)" in out
     # 31 KAR 6:030 §2(1)(a): "Filling in the oval ... next to the candidate's name" is a vote.
-    assert "31 KAR 6:030 §2(1)(a): \"Filling in the oval or box" in out
-    assert f"ImprintedId \"{sheet.label}\"" in out
+    assert '31 KAR 6:030 §2(1)(a): "Filling in the oval or box' in out
+    assert f'ImprintedId "{sheet.label}"' in out
 
 
 def test_explain_a_flagged_ballot_awaiting_review_gives_the_reason_in_words(env, capsys):

@@ -21,21 +21,47 @@ from tabulate.commands.verify import check
 from tabulate.store import journal, open_store
 
 #: Columns whose value a result depends on, per table, and how a row names its fact in verify's message.
-KEYS = {"sheets": ("id",), "votes": ("sheet_id", "contest_id"), "pages": ("sheet_id", "side"),
-        "sheet_reasons": ("sheet_id", "seq"), "readings": ("sheet_id",), "batches": ("id",),
-        "adj_decisions": ("id",)}
+KEYS = {
+    "sheets": ("id",),
+    "votes": ("sheet_id", "contest_id"),
+    "pages": ("sheet_id", "side"),
+    "sheet_reasons": ("sheet_id", "seq"),
+    "readings": ("sheet_id",),
+    "batches": ("id",),
+    "adj_decisions": ("id",),
+}
 COLUMNS = {
-    "sheets": (("status", "position", "identity", "style_id", "precinct_id", "duplicate_of", "recorded_at",
-                "batch_id"), "id", "sheet"),
-    "votes": (("status", "selections", "overvotes", "undervotes", "from_straight_party", "clauses", "modified"),
-              "sheet_id", "sheet"),
+    "sheets": (
+        ("status", "position", "identity", "style_id", "precinct_id", "duplicate_of", "recorded_at", "batch_id"),
+        "id",
+        "sheet",
+    ),
+    "votes": (
+        ("status", "selections", "overvotes", "undervotes", "from_straight_party", "clauses", "modified"),
+        "sheet_id",
+        "sheet",
+    ),
     "pages": (("source", "sha256"), "sheet_id", "sheet"),
     "sheet_reasons": (("code", "detail", "contest_id", "option_id"), "sheet_id", "sheet"),
     "readings": (("marks", "evidence"), "sheet_id", "sheet"),
-    "batches": (("name", "vote_type", "precinct_id", "operator", "started_at", "ended_at", "tabulator"), "id",
-                "batch"),
-    "adj_decisions": (("sheet_id", "round", "panel", "decided_by", "members", "payload", "before_votes",
-                       "after_votes", "write_ins", "why", "created_at"), "id", "decision"),
+    "batches": (("name", "vote_type", "precinct_id", "operator", "started_at", "ended_at", "tabulator"), "id", "batch"),
+    "adj_decisions": (
+        (
+            "sheet_id",
+            "round",
+            "panel",
+            "decided_by",
+            "members",
+            "payload",
+            "before_votes",
+            "after_votes",
+            "write_ins",
+            "why",
+            "created_at",
+        ),
+        "id",
+        "decision",
+    ),
 }
 STATUSES = ("counted", "needs_review", "rejected", "duplicate")
 
@@ -102,8 +128,10 @@ def _apply(raw: sqlite3.Connection, kind: str, table: str, pick: int, col_pick: 
         cols = "at, kind, actor, sheet, data, facts, prev_hash, hash"
         a = raw.execute(f"SELECT {cols} FROM journal WHERE seq = ?", (k,)).fetchone()
         b = raw.execute(f"SELECT {cols} FROM journal WHERE seq = ?", (k + 1,)).fetchone()
-        sql = ("UPDATE journal SET at = ?, kind = ?, actor = ?, sheet = ?, data = ?, facts = ?, prev_hash = ?, "
-               "hash = ? WHERE seq = ?")
+        sql = (
+            "UPDATE journal SET at = ?, kind = ?, actor = ?, sheet = ?, data = ?, facts = ?, prev_hash = ?, "
+            "hash = ? WHERE seq = ?"
+        )
         raw.execute(sql, (*b, k))
         raw.execute(sql, (*a, k + 1))
         return "journal entry"
@@ -112,7 +140,7 @@ def _apply(raw: sqlite3.Connection, kind: str, table: str, pick: int, col_pick: 
     where = " AND ".join(f"{k} = ?" for k in keys)
     rows = raw.execute(f"SELECT {', '.join(keys)}, {owner} FROM {table} ORDER BY {', '.join(keys)}").fetchall()
     row = rows[pick % len(rows)]
-    key, owner_id = row[:len(keys)], row[-1]
+    key, owner_id = row[: len(keys)], row[-1]
     if kind == "delete":
         raw.execute(f"DELETE FROM {table} WHERE {where}", key)
     else:

@@ -66,8 +66,10 @@ def test_moving_a_vote_in_a_decision_row_is_named_and_the_results_refuse(decided
 
 def test_unverified_overrides_and_says_so_on_the_report(decided, capsys, tmp_path):
     decision_id, after = _decision_of(decided, MARGINAL)
-    _raw(decided.db).execute("UPDATE adj_decisions SET after_votes = ? WHERE id = ?",
-                             (after.replace('"sen-brennan"', '"sen-caldwell"'), decision_id))
+    _raw(decided.db).execute(
+        "UPDATE adj_decisions SET after_votes = ? WHERE id = ?",
+        (after.replace('"sen-brennan"', '"sen-caldwell"'), decision_id),
+    )
     assert main(["results", "--db", str(decided.db), "--unverified"]) == 0
     assert capsys.readouterr().out.startswith("# UNVERIFIED: ")
     out = tmp_path / "results.json"
@@ -90,20 +92,27 @@ def test_a_forged_decision_row_is_named(env, capsys):
     _raw(env.db).execute(
         "INSERT INTO adj_decisions (id, sheet_id, round, panel, decided_by, members, payload, before_votes, "
         "after_votes, write_ins, why, created_at) VALUES (99, ?, 1, 'team:1', 'team', '[]', '{}', '{}', ?, '{}', "
-        "'{}', '2028-11-07')", (MARGINAL, json.dumps(row)))
+        "'{}', '2028-11-07')",
+        (MARGINAL, json.dumps(row)),
+    )
     code, out = _verify(env.db, capsys)
     assert code == 1 and "decision 99 (sheet 1) is not in the journal" in out
 
 
-@pytest.mark.parametrize("sql, named", [
-    ("UPDATE votes SET selections = '[\"sen-forged\"]' WHERE sheet_id = 8 AND contest_id = 'us-senate'",
-     "sheet 8 (sample · 8) does not match"),
-    ("UPDATE sheets SET status = 'rejected' WHERE id = 9", "sheet 9 (sample · 9) does not match"),
-    ("UPDATE sheets SET status = 'counted' WHERE id = 3", "sheet 3 (sample · 3) does not match"),
-    ("DELETE FROM votes WHERE sheet_id = 10", "sheet 10 (sample · 10) does not match"),
-    ("UPDATE pages SET sha256 = '00' WHERE sheet_id = 11 AND side = 1", "sheet 11 (sample · 11) does not match"),
-    ("UPDATE batches SET vote_type = 'provisional'", "batch 1 does not match"),
-])
+@pytest.mark.parametrize(
+    "sql, named",
+    [
+        (
+            "UPDATE votes SET selections = '[\"sen-forged\"]' WHERE sheet_id = 8 AND contest_id = 'us-senate'",
+            "sheet 8 (sample · 8) does not match",
+        ),
+        ("UPDATE sheets SET status = 'rejected' WHERE id = 9", "sheet 9 (sample · 9) does not match"),
+        ("UPDATE sheets SET status = 'counted' WHERE id = 3", "sheet 3 (sample · 3) does not match"),
+        ("DELETE FROM votes WHERE sheet_id = 10", "sheet 10 (sample · 10) does not match"),
+        ("UPDATE pages SET sha256 = '00' WHERE sheet_id = 11 AND side = 1", "sheet 11 (sample · 11) does not match"),
+        ("UPDATE batches SET vote_type = 'provisional'", "batch 1 does not match"),
+    ],
+)
 def test_editing_the_stores_rows_is_named(env, capsys, sql, named):
     _raw(env.db).execute(sql)
     code, out = _verify(env.db, capsys)
@@ -112,8 +121,7 @@ def test_editing_the_stores_rows_is_named(env, capsys, sql, named):
 
 def test_a_malformed_decision_row_is_one_line_not_a_traceback(decided, capsys):
     decision_id, _ = _decision_of(decided, MARGINAL)
-    _raw(decided.db).execute("UPDATE adj_decisions SET after_votes = '{\"contests\": 5}' WHERE id = ?",
-                             (decision_id,))
+    _raw(decided.db).execute("UPDATE adj_decisions SET after_votes = '{\"contests\": 5}' WHERE id = ?", (decision_id,))
     assert main(["results", "--db", str(decided.db)]) == 2
     assert main(["results", "--db", str(decided.db), "--unverified"]) == 2
     err = capsys.readouterr().err
@@ -122,16 +130,19 @@ def test_a_malformed_decision_row_is_one_line_not_a_traceback(decided, capsys):
 
 def _rewrite_from(raw, seq: int, change) -> None:
     """Edit entry ``seq`` and recompute every later hash, as a careful attacker would."""
-    rows = raw.execute("SELECT seq, at, kind, actor, sheet, data, facts, prev_hash FROM journal WHERE seq >= ? "
-                       "ORDER BY seq", (seq,)).fetchall()
+    rows = raw.execute(
+        "SELECT seq, at, kind, actor, sheet, data, facts, prev_hash FROM journal WHERE seq >= ? ORDER BY seq", (seq,)
+    ).fetchall()
     prev = raw.execute("SELECT hash FROM journal WHERE seq = ?", (seq - 1,)).fetchone()[0]
     for n, (s, at, kind, actor, sheet, data, facts, _) in enumerate(rows):
         data, facts = json.loads(data), json.loads(facts)
         if n == 0:
             actor, data, facts = change(actor, data, facts)
         digest = journal.entry_hash(s, at, kind, actor, sheet, data, facts, prev)
-        raw.execute("UPDATE journal SET actor = ?, data = ?, facts = ?, prev_hash = ?, hash = ? WHERE seq = ?",
-                    (actor, journal._text(data), journal._text(facts), prev, digest, s))
+        raw.execute(
+            "UPDATE journal SET actor = ?, data = ?, facts = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+            (actor, journal._text(data), journal._text(facts), prev, digest, s),
+        )
         prev = digest
 
 
@@ -169,8 +180,10 @@ def test_votes_resealed_by_a_forged_entry_still_fail_the_rules_reapplied(env, ca
 def test_a_decision_resealed_by_a_forged_entry_fails_when_re_derived(decided, capsys):
     decision_id, after = _decision_of(decided, MARGINAL)
     raw = _raw(decided.db)
-    raw.execute("UPDATE adj_decisions SET after_votes = ? WHERE id = ?",
-                (after.replace('"sen-brennan"', '"sen-caldwell"'), decision_id))
+    raw.execute(
+        "UPDATE adj_decisions SET after_votes = ? WHERE id = ?",
+        (after.replace('"sen-brennan"', '"sen-caldwell"'), decision_id),
+    )
     from tabulate.adjudicate.sealing import seal_decision
 
     sealing = next(e.seq for e in journal.entries(decided.conn) if f"decision:{decision_id}" in e.facts)
@@ -184,8 +197,9 @@ def _as_schema_1(db):
     raw = _raw(db)
     raw.execute("DROP TABLE journal")
     raw.execute("UPDATE schema_version SET version = 1")
-    raw.execute("INSERT INTO events (at, kind, data, prev_hash, hash) VALUES ('t', 'old', '{}', ?, ?)",
-                ("0" * 64, "ab" * 32))
+    raw.execute(
+        "INSERT INTO events (at, kind, data, prev_hash, hash) VALUES ('t', 'old', '{}', ?, ?)", ("0" * 64, "ab" * 32)
+    )
     raw.close()
 
 
@@ -216,5 +230,6 @@ def test_status_checks_the_one_journal_adjudications_entries_included(decided, c
     entry = next(journal.entries(decided.conn, kind="decision"))
     _raw(decided.db).execute("UPDATE journal SET actor = 'mallory' WHERE seq = ?", (entry.seq,))
     assert main(["status", "--db", str(decided.db)]) == 1
-    assert f"BROKEN: {decided.db}: journal entry {entry.seq} (decision) does not match its hash" in \
-        capsys.readouterr().out
+    assert (
+        f"BROKEN: {decided.db}: journal entry {entry.seq} (decision) does not match its hash" in capsys.readouterr().out
+    )

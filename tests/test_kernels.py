@@ -11,10 +11,16 @@ from tabulate.detect.register import register_page
 from tabulate.detect.template import page_template
 from tabulate.kernels import FEATURES, F, TargetPoints, offsets_by_distance, reference, score_targets
 
-MARKS = (("straight-party", "DEM", "fill"), ("president", "pres-hale", "half"), ("president", "pres-okafor", "circle"),
-         ("us-senate", "sen-caldwell", "beside"), ("us-house-6", "house-king", "line"),
-         ("state-senate-7", "ss-mullins", "x"), ("state-rep-56", "sr56-boone", "light"),
-         ("us-senate", "write-in-1", "write"))
+MARKS = (
+    ("straight-party", "DEM", "fill"),
+    ("president", "pres-hale", "half"),
+    ("president", "pres-okafor", "circle"),
+    ("us-senate", "sen-caldwell", "beside"),
+    ("us-house-6", "house-king", "line"),
+    ("state-senate-7", "ss-mullins", "x"),
+    ("state-rep-56", "sr56-boone", "light"),
+    ("us-senate", "write-in-1", "write"),
+)
 KW = dict(split=0.25, residue=0.08, min_hits=2)
 
 
@@ -116,8 +122,16 @@ def test_point_sets_must_fit_together():
 def test_a_page_with_no_targets_scores_nothing():
     tpl = page_template(election(), "2", 2, 200)  # style 2 has an empty back
     assert tpl.points.n_targets == 0
-    out = score_targets(page_image("2", 2, "B201"), np.array([[200.0, 0, 0], [0, 200.0, 0]]), tpl.points,
-                        paper=255.0, ink=0.0, split=0.25, residue=0.08, offsets=offsets_by_distance(2))
+    out = score_targets(
+        page_image("2", 2, "B201"),
+        np.array([[200.0, 0, 0], [0, 200.0, 0]]),
+        tpl.points,
+        paper=255.0,
+        ink=0.0,
+        split=0.25,
+        residue=0.08,
+        offsets=offsets_by_distance(2),
+    )
     assert out.shape == (0, len(FEATURES))
 
 

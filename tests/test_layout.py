@@ -34,9 +34,14 @@ def test_targets_boxes_and_text_stay_on_the_page_and_out_of_the_corner_windows()
     e = general()
     for style in e.ballot_styles:
         for page in layout_style(e, style.id).pages:
-            corners = [(0, 0), (page.width_in - CORNER_WINDOW_IN, 0), (0, page.height_in - CORNER_WINDOW_IN),
-                       (page.width_in - CORNER_WINDOW_IN, page.height_in - CORNER_WINDOW_IN)]
+            corners = [
+                (0, 0),
+                (page.width_in - CORNER_WINDOW_IN, 0),
+                (0, page.height_in - CORNER_WINDOW_IN),
+                (page.width_in - CORNER_WINDOW_IN, page.height_in - CORNER_WINDOW_IN),
+            ]
             from tabulate.election.geometry import Rect
+
             windows = [Rect(x, y, CORNER_WINDOW_IN, CORNER_WINDOW_IN) for x, y in corners]
             for _cid, box in page.contest_boxes:
                 assert box.x > 0 and box.right < page.width_in and box.y > 0 and box.bottom < page.height_in
@@ -68,11 +73,19 @@ def test_designated_marking_area_is_beside_its_target_and_write_in_area_on_write
 def test_a_style_too_long_for_its_sheet_says_by_how_much():
     doc = json.loads((ROOT / "samples/general/election.json").read_text())
     for n in range(30):  # thirty more questions cannot fit on one sheet
-        doc["contests"].append({"id": f"q{n}", "type": "question", "title": f"Question {n}",
-                                "text": "Are you in favor of this long local option question " * 3})
+        doc["contests"].append(
+            {
+                "id": f"q{n}",
+                "type": "question",
+                "title": f"Question {n}",
+                "text": "Are you in favor of this long local option question " * 3,
+            }
+        )
         doc["ballot_styles"][0]["contests"].append(f"q{n}")
     e = parse_election(doc)
-    with pytest.raises(LayoutError, match=r"style 1 does not fit on one sheet: \d+ contest\(s\) starting with 'q\d+' need \d+\.\d\d in"):
+    with pytest.raises(
+        LayoutError, match=r"style 1 does not fit on one sheet: \d+ contest\(s\) starting with 'q\d+' need \d+\.\d\d in"
+    ):
         layout_style(e, "1")
 
 
@@ -96,6 +109,5 @@ def test_box_and_arrow_ballots_lay_out_with_their_own_target_shapes():
             # The gap the voter joins lies between the two printed halves.
             page = layout.pages[0]
             t = page.targets[0]
-            xs = sorted(x for poly in page.polygons for x, _ in poly.points
-                        if abs(_ - t.bounds.center[1]) < 0.1)
+            xs = sorted(x for poly in page.polygons for x, _ in poly.points if abs(_ - t.bounds.center[1]) < 0.1)
             assert any(abs(x - t.bounds.x) < 1e-9 for x in xs) and any(abs(x - t.bounds.right) < 1e-9 for x in xs)

@@ -66,8 +66,11 @@ def test_twenty_parallel_guesses_get_only_the_free_attempts_checked(db, monkeypa
     """Issue 10: the lock was read outside the transaction, so all twenty guesses were checked."""
     hasher = CountingHasher()
     monkeypatch.setattr(users, "_hasher", hasher)
-    out = _in_parallel(db, 20, lambda conn, i: users.authenticate(conn, "alice", f"guess {i:04d} xx", where="10.6.6.6",
-                                                              clock=lambda: 5000.0))
+    out = _in_parallel(
+        db,
+        20,
+        lambda conn, i: users.authenticate(conn, "alice", f"guess {i:04d} xx", where="10.6.6.6", clock=lambda: 5000.0),
+    )
     assert all(isinstance(o, LoginFailed) for o in out)
     assert hasher.calls == users.FREE_FAILURES + 1
     assert sum("too many failed sign-ins" in str(o) for o in out) == 20 - hasher.calls
@@ -81,8 +84,11 @@ def test_a_flood_of_logins_hashes_at_most_hash_slots_passwords_at_once(db, monke
     monkeypatch.setattr(users, "HASH_GAUGE", gauge)
     n = 12
     result: list = []
-    runner = threading.Thread(target=lambda: result.extend(_in_parallel(
-        db, n, lambda conn, i: users.authenticate(conn, "alice", "0123456789ab", where=f"10.0.0.{i}"))))
+    runner = threading.Thread(
+        target=lambda: result.extend(
+            _in_parallel(db, n, lambda conn, i: users.authenticate(conn, "alice", "0123456789ab", where=f"10.0.0.{i}"))
+        )
+    )
     runner.start()
     # Every login is either hashing or queued for a slot; only then let the hashes finish.
     assert gauge.wait_until(lambda g: g.inside + g.waiting == n and g.inside == users.HASH_SLOTS)
@@ -97,9 +103,12 @@ def test_team_join_gives_one_answer_for_every_failure(env, app):
     br = Browser(app)
     br.login("alice")
     answers = set()
-    for name, pw in (("bob", "not bob's password"), ("board1", password("board1")),  # a board member, right pw
-                     ("carol", password("carol")),  # the same party as alice
-                     ("nobody", "whatever whatever")):
+    for name, pw in (
+        ("bob", "not bob's password"),
+        ("board1", password("board1")),  # a board member, right pw
+        ("carol", password("carol")),  # the same party as alice
+        ("nobody", "whatever whatever"),
+    ):
         page = br.submit(br.get("/queue").text, "/team/join", {"name": name, "password": pw})
         answers.add([line for line in page.text.splitlines() if "Partner not signed in" in line][0].strip())
     assert len(answers) == 1
@@ -143,14 +152,17 @@ def test_a_party_not_in_the_election_is_refused_with_the_list(conn):
         users.add_user(conn, "alice", "reviewer", "0123456789ab", party="Whig", parties=_parties())
 
 
-@pytest.mark.parametrize("name, why", [
-    ("\u0430lice", "letters A-Z"),  # Cyrillic a
-    ("alice\u202e", "letters A-Z"),  # right-to-left override
-    ("al\u200bice", "letters A-Z"),  # zero-width space
-    ("a1ice", "looks like the existing user 'alice'"),
-    ("Al.ice", "looks like the existing user 'alice'"),
-    ("\uff21\uff2c\uff29\uff23\uff25", "already"),  # full-width ALICE is ALICE after NFKC
-])
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("\u0430lice", "letters A-Z"),  # Cyrillic a
+        ("alice\u202e", "letters A-Z"),  # right-to-left override
+        ("al\u200bice", "letters A-Z"),  # zero-width space
+        ("a1ice", "looks like the existing user 'alice'"),
+        ("Al.ice", "looks like the existing user 'alice'"),
+        ("\uff21\uff2c\uff29\uff23\uff25", "already"),  # full-width ALICE is ALICE after NFKC
+    ],
+)
 def test_look_alike_user_names_are_refused(conn, name, why):
     users.add_user(conn, "alice", "reviewer", "0123456789ab", party="REP")
     with pytest.raises(UserError, match=why):

@@ -14,8 +14,13 @@ from tabulate.cli import main
 def _files(tmp_path):
     front = tmp_path / "front.jpg"
     back = tmp_path / "back.png"
-    front.write_bytes(encode(page_image(marks=(("straight-party", "DEM", "fill"),
-                                               ("president", "pres-okafor", "circle"))), "jpeg", quality=90))
+    front.write_bytes(
+        encode(
+            page_image(marks=(("straight-party", "DEM", "fill"), ("president", "pres-okafor", "circle"))),
+            "jpeg",
+            quality=90,
+        )
+    )
     back.write_bytes(encode(page_image("1", 2), "png"))
     return front, back
 

@@ -50,8 +50,23 @@ def test_rendering_twice_gives_the_same_bytes(tmp_path):
     styles = ["--style", "REP-2", "--style", "NP"]
     for run in ("a", "b"):
         assert main(["ballots", "render", str(PRIMARY), "--out", str(tmp_path / run), "--dpi", "60", *styles]) == 0
-        assert main(["ballots", "render", str(PRIMARY), "--out", str(tmp_path / f"{run}pdf"), "--dpi", "60",
-                     "--format", "pdf", *styles]) == 0
+        assert (
+            main(
+                [
+                    "ballots",
+                    "render",
+                    str(PRIMARY),
+                    "--out",
+                    str(tmp_path / f"{run}pdf"),
+                    "--dpi",
+                    "60",
+                    "--format",
+                    "pdf",
+                    *styles,
+                ]
+            )
+            == 0
+        )
     assert _files(tmp_path / "a") == _files(tmp_path / "b")
     assert _files(tmp_path / "apdf") == _files(tmp_path / "bpdf")
 
@@ -61,14 +76,30 @@ def _pdf_pages(data: bytes) -> list[np.ndarray]:
     images = []
     for m in re.finditer(rb"/Width (\d+) /Height (\d+) .*?/Length (\d+) >>\nstream\n", data):
         w, h, n = (int(g) for g in m.groups())
-        raw = zlib.decompress(data[m.end():m.end() + n])
+        raw = zlib.decompress(data[m.end() : m.end() + n])
         images.append(np.frombuffer(raw, np.uint8).reshape(h, w))
     return images
 
 
 def test_pdf_has_two_letter_pages_holding_the_front_and_back_losslessly(tmp_path):
-    assert main(["ballots", "render", str(GENERAL), "--out", str(tmp_path), "--dpi", "72", "--format", "pdf",
-                 "--style", "1"]) == 0
+    assert (
+        main(
+            [
+                "ballots",
+                "render",
+                str(GENERAL),
+                "--out",
+                str(tmp_path),
+                "--dpi",
+                "72",
+                "--format",
+                "pdf",
+                "--style",
+                "1",
+            ]
+        )
+        == 0
+    )
     data = (tmp_path / "style-1-A101.pdf").read_bytes()
     assert data.startswith(b"%PDF-1.4") and data.rstrip().endswith(b"%%EOF")
     assert b"/Count 2" in data and data.count(b"/Type /Page ") == 2

@@ -22,8 +22,14 @@ from tabulate.cli import main
 from tabulate.store import PageImage, SheetOutcome, open_store, sheet_identity
 
 #: Arlo's counting-group allow-list (what a jurisdiction's "sample extra batches by counting group" accepts).
-ARLO_COUNTING_GROUPS = {"Advanced Voting", "Advance Voting", "Election Day", "Elections Day", "Absentee by Mail",
-                        "Provisional"}
+ARLO_COUNTING_GROUPS = {
+    "Advanced Voting",
+    "Advance Voting",
+    "Election Day",
+    "Elections Day",
+    "Absentee by Mail",
+    "Provisional",
+}
 CVR_ID_COLUMNS = ("CvrNumber", "TabulatorNum", "BatchId", "RecordId", "ImprintedId")
 
 
@@ -34,8 +40,7 @@ def arlo_manifest(text: str) -> dict[tuple[str, str], dict]:
     for row in rows:
         key = (row["Tabulator"], row["Batch Name"])
         assert key not in out, f"batch {key} listed twice"
-        out[key] = {"container": row.get("Container"), "ballots": int(row["Number of Ballots"]),
-                    "cvr": row.get("CVR")}
+        out[key] = {"container": row.get("Container"), "ballots": int(row["Number of Ballots"]), "cvr": row.get("CVR")}
     return out
 
 
@@ -65,9 +70,18 @@ def _sheet(e, position: int, pages: list[bytes]) -> SheetOutcome:
     digests = [hashlib.sha256(p).hexdigest() for p in pages]
     images = tuple(PageImage(f"sheet-{position}-{side}.png", d) for side, d in zip(("front", "back"), digests))
     result = fake_interpreter(e, pages)
-    return SheetOutcome(position, sheet_identity(digests), images, result.status, reasons=result.reasons,
-                        style_id=result.style_id, precinct_id=result.precinct_id, evidence=result.evidence,
-                        marks=result.marks, votes=result.votes)
+    return SheetOutcome(
+        position,
+        sheet_identity(digests),
+        images,
+        result.status,
+        reasons=result.reasons,
+        style_id=result.style_id,
+        precinct_id=result.precinct_id,
+        evidence=result.evidence,
+        marks=result.marks,
+        votes=result.votes,
+    )
 
 
 @pytest.fixture
@@ -82,8 +96,14 @@ def box(tmp_path):
     def plain(n: int) -> list[bytes]:
         return [page_text(e, "1", "A101", 1, PLAIN) + f";#{n}".encode(), page_text(e, "1", "A101", 2, {}) + b";#%d" % n]
 
-    fed = [plain(1), [b"Scanner log", b"jam"], [page_text(e, "1", "A101", 1, OVERVOTE), page_text(e, "1", "A101", 2, {})],
-           plain(4), plain(1), plain(6)]
+    fed = [
+        plain(1),
+        [b"Scanner log", b"jam"],
+        [page_text(e, "1", "A101", 1, OVERVOTE), page_text(e, "1", "A101", 2, {})],
+        plain(4),
+        plain(1),
+        plain(6),
+    ]
     db = tmp_path / "store.db"
     store = open_store(db)
     store.bind_election(e, _document())
@@ -130,8 +150,11 @@ def test_an_overvote_carries_the_marks_and_the_labels_agree_with_arlos_allow_lis
     db, _papers = box
     columns, ballots = arlo_cvr(_export(capsys, tmp_path, "cvr", "--db", str(db), "--format", "dominion")[0])
     overvoted = next(b for b in ballots if b["RecordId"] == 3)
-    president = {choice: v for (title, n, choice), v in zip(columns, overvoted["votes"])
-                 if title == "President and Vice President"}
+    president = {
+        choice: v
+        for (title, n, choice), v in zip(columns, overvoted["votes"])
+        if title == "President and Vice President"
+    }
     assert sorted(president.values()) == ["0"] * (len(president) - 2) + ["1", "1"]
     assert next(n for title, n, _ in columns if title == "President and Vice President") == 1
     nist = json.loads(_export(capsys, tmp_path, "cvr", "--db", str(db))[0])

@@ -67,12 +67,21 @@ def test_zero_file_json_matches_the_csv_and_depends_on_the_election_only():
 
 def tally_of(senate_choices, blanks=0):
     """A tally where each entry of ``senate_choices`` is one ballot's U.S. Senate selection."""
-    records = [make_record(ELECTION, f"b{i}", {"us-senate": (choice,)}, style_id="1", precinct_id="A101",
-                           position=i + 1,
-                           write_ins={("us-senate", "write-in-1"): "sen-wi-foster"} if choice == "write-in-1" else {})
-               for i, choice in enumerate(senate_choices)]
-    records += [make_record(ELECTION, f"blank{i}", {}, style_id="2", precinct_id="B201", position=i + 1)
-                for i in range(blanks)]
+    records = [
+        make_record(
+            ELECTION,
+            f"b{i}",
+            {"us-senate": (choice,)},
+            style_id="1",
+            precinct_id="A101",
+            position=i + 1,
+            write_ins={("us-senate", "write-in-1"): "sen-wi-foster"} if choice == "write-in-1" else {},
+        )
+        for i, choice in enumerate(senate_choices)
+    ]
+    records += [
+        make_record(ELECTION, f"blank{i}", {}, style_id="2", precinct_id="B201", position=i + 1) for i in range(blanks)
+    ]
     return tally_records(ELECTION, records)
 
 
@@ -106,11 +115,20 @@ def test_the_five_percent_counts_all_write_ins_of_the_contest_not_one_candidates
     records = []
     for i, choice in enumerate(choices):
         who = "house-wi-ann-whitaker" if i % 2 else "house-wi-tom-whitaker"
-        records.append(make_record(ELECTION, f"b{i}", {"us-house-6": (choice,)}, style_id="1", precinct_id="A101",
-                                   position=i + 1,
-                                   write_ins={("us-house-6", "write-in-1"): who} if choice == "write-in-1" else {}))
-    house = next(c for c in unofficial_results(tally_records(ELECTION, records))["contests"]
-                 if c["contest_id"] == "us-house-6")
+        records.append(
+            make_record(
+                ELECTION,
+                f"b{i}",
+                {"us-house-6": (choice,)},
+                style_id="1",
+                precinct_id="A101",
+                position=i + 1,
+                write_ins={("us-house-6", "write-in-1"): who} if choice == "write-in-1" else {},
+            )
+        )
+    house = next(
+        c for c in unofficial_results(tally_records(ELECTION, records))["contests"] if c["contest_id"] == "us-house-6"
+    )
     assert house["declared_write_ins_listed"]
     listed = {r["option_id"]: r["total"] for r in house["rows"] if r["precinct_id"] == "A101"}
     assert listed["house-wi-ann-whitaker"] == 3 and listed["house-wi-tom-whitaker"] == 3
@@ -133,12 +151,33 @@ def test_unofficial_rows_of_a_contest_add_up_to_its_votes_by_precinct_and_vote_t
 
 def test_public_display_shows_absentee_votes_only_as_a_cumulative_total():
     """31 KAR 4:031 Section 3(3): "shall only list a candidate's precinct absentee vote totals as cumulative"."""
-    records = [make_record(ELECTION, "m1", {"president": ("pres-hale",)}, style_id="1", precinct_id="A101",
-                           vote_type="mail_in_absentee"),
-               make_record(ELECTION, "m2", {"president": ("pres-hale",)}, style_id="2", precinct_id="B201",
-                           vote_type="no_excuse_in_person_absentee"),
-               make_record(ELECTION, "d1", {"president": ("pres-hale",)}, style_id="1", precinct_id="A101",
-                           vote_type="election_day", position=2)]
+    records = [
+        make_record(
+            ELECTION,
+            "m1",
+            {"president": ("pres-hale",)},
+            style_id="1",
+            precinct_id="A101",
+            vote_type="mail_in_absentee",
+        ),
+        make_record(
+            ELECTION,
+            "m2",
+            {"president": ("pres-hale",)},
+            style_id="2",
+            precinct_id="B201",
+            vote_type="no_excuse_in_person_absentee",
+        ),
+        make_record(
+            ELECTION,
+            "d1",
+            {"president": ("pres-hale",)},
+            style_id="1",
+            precinct_id="A101",
+            vote_type="election_day",
+            position=2,
+        ),
+    ]
     doc = unofficial_display(tally_records(ELECTION, records))
     assert doc["columns"] == ["absentee", "election_day", "provisional"]
     pres = doc["contests"][0]["rows"]
@@ -170,6 +209,8 @@ def test_zero_file_command_reports_a_missing_election_in_one_line(tmp_path, caps
 @pytest.mark.parametrize("cast, written, listed", [(0, 0, False), (100, 5, True), (100, 4, False), (1, 1, True)])
 def test_the_five_percent_boundary_is_exact_integer_arithmetic(cast, written, listed):
     from tabulate.report import ContestCounts, WriteInCounts
-    counts = ContestCounts(cast, 0, 0, 0, (("a", cast - written), ("write-in-1", written)),
-                           WriteInCounts(pending=written))
+
+    counts = ContestCounts(
+        cast, 0, 0, 0, (("a", cast - written), ("write-in-1", written)), WriteInCounts(pending=written)
+    )
     assert write_in_threshold_met(counts) is listed

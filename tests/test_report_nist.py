@@ -149,16 +149,20 @@ def test_every_reference_in_the_cast_vote_records_resolves_and_names_the_right_s
 
 
 def test_the_original_snapshot_holds_every_targets_score_and_indication():
-    r = make_record(ELECTION, "x", {"president": ("pres-okafor",)}, style_id="2", precinct_id="B201",
-                    straight_party="DEM")
+    r = make_record(
+        ELECTION, "x", {"president": ("pres-okafor",)}, style_id="2", precinct_id="B201", straight_party="DEM"
+    )
     doc = cast_vote_record_report(ELECTION, [r], generated_at=WHEN)
     original = doc["CVR"][0]["CVRSnapshot"][0]
     targets = sum(len(c.options) for c in ELECTION.style_contests("2"))
     positions = [p for c in original["CVRContest"] for s in c["CVRContestSelection"] for p in s["SelectionPosition"]]
     assert len(positions) == targets
     assert sorted(p["Position"] for p in positions) == list(range(1, targets + 1))
-    by_sel = {s["ContestSelectionId"]: s["SelectionPosition"][0]
-              for c in original["CVRContest"] for s in c["CVRContestSelection"]}
+    by_sel = {
+        s["ContestSelectionId"]: s["SelectionPosition"][0]
+        for c in original["CVRContest"]
+        for s in c["CVRContestSelection"]
+    }
     assert by_sel["sel-president-pres-okafor"]["HasIndication"] == "yes"
     assert by_sel["sel-president-pres-okafor"]["MarkMetricValue"] == ["0.6000"]
     assert by_sel["sel-president-pres-hale"]["HasIndication"] == "no"
@@ -169,6 +173,7 @@ def test_a_marginal_mark_is_an_unknown_indication():
     from dataclasses import replace
 
     from tabulate.rules.types import BallotMarks, OptionMark
+
     r = make_record(ELECTION, "x", {"president": ("pres-okafor",)}, style_id="2", precinct_id="B201")
     marks = {k: dict(v) for k, v in r.marks.marks.items()}
     marks["president"]["pres-hale"] = OptionMark("marginal", score=0.12)
@@ -182,9 +187,16 @@ def test_a_marginal_mark_is_an_unknown_indication():
 
 def test_a_modified_snapshot_appears_once_people_decide_and_carries_the_resolved_write_in():
     undecided = make_record(ELECTION, "u", {"us-senate": ("write-in-1",)}, style_id="1", precinct_id="A101")
-    decided = make_record(ELECTION, "d", {"us-senate": ("write-in-1",), "mayor": "overvote"}, style_id="1",
-                          precinct_id="A101", position=2, modified={"mayor": ("may-garza",)},
-                          write_ins={("us-senate", "write-in-1"): "sen-wi-foster"})
+    decided = make_record(
+        ELECTION,
+        "d",
+        {"us-senate": ("write-in-1",), "mayor": "overvote"},
+        style_id="1",
+        precinct_id="A101",
+        position=2,
+        modified={"mayor": ("may-garza",)},
+        write_ins={("us-senate", "write-in-1"): "sen-wi-foster"},
+    )
     doc = cast_vote_record_report(ELECTION, [undecided, decided], generated_at=WHEN)
     u, d = doc["CVR"]
     assert [s["Type"] for s in u["CVRSnapshot"]] == ["original", "interpreted"]
@@ -202,8 +214,10 @@ def test_a_modified_snapshot_appears_once_people_decide_and_carries_the_resolved
     mayor_after = next(c for c in modified["CVRContest"] if c["ContestId"] == "contest-mayor")
     assert mayor_before["Status"] == ["overvoted"] and mayor_before["Overvotes"] == 1
     assert all(s["SelectionPosition"][0]["IsAllocable"] == "no" for s in mayor_before["CVRContestSelection"])
-    assert mayor_after["Selections"] == 1 and "adjudicated" in \
-        mayor_after["CVRContestSelection"][0]["SelectionPosition"][0]["Status"]
+    assert (
+        mayor_after["Selections"] == 1
+        and "adjudicated" in mayor_after["CVRContestSelection"][0]["SelectionPosition"][0]["Status"]
+    )
     assert "adjudicated" in doc["ReportType"]
     assert schema_errors(doc, schema(CVR)) == []
 

@@ -144,11 +144,14 @@ def test_the_cvr_and_the_manifest_use_one_set_of_arlo_counting_groups():
     assert {ids["CountingGroup"] for ids, _ in ballots} >= {"Election Day", "Absentee by Mail"}
 
 
-@pytest.mark.parametrize("second, match", [
-    (dict(ballot_id="b", position=1), "two sheets at position 1"),
-    (dict(ballot_id="b", position=2, vote_type="provisional"), "a batch has one vote type"),
-    (dict(ballot_id="a", position=2), "appears twice"),
-])
+@pytest.mark.parametrize(
+    "second, match",
+    [
+        (dict(ballot_id="b", position=1), "two sheets at position 1"),
+        (dict(ballot_id="b", position=2, vote_type="provisional"), "a batch has one vote type"),
+        (dict(ballot_id="a", position=2), "appears twice"),
+    ],
+)
 def test_exports_refuse_sheets_an_auditor_could_not_find(second, match):
     first = make_record(ELECTION, "a", {}, style_id="1", precinct_id="A101")
     kw = dict(style_id="1", precinct_id="A101") | second

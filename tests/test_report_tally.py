@@ -41,8 +41,11 @@ def test_votes_overvotes_and_undervotes_fill_every_slot_of_every_ballot_cast():
     for ct in tally.contests:
         c = ct.contest
         for p, v, counts in ct.cells:
-            expected_ballots = sum(1 for r in counted if r.precinct_id == p and r.vote_type == v
-                                   and c.id in ELECTION.style(r.style_id).contests)
+            expected_ballots = sum(
+                1
+                for r in counted
+                if r.precinct_id == p and r.vote_type == v and c.id in ELECTION.style(r.style_id).contests
+            )
             assert counts.ballots_cast == expected_ballots
             assert counts.total_votes + counts.overvotes + counts.undervotes == c.vote_for * counts.ballots_cast
         total = ct.counts()
@@ -99,8 +102,10 @@ def test_a_write_in_resolved_to_someone_who_did_not_file_is_refused():
 
 
 def test_sheets_awaiting_review_are_not_tallied_but_are_accounted_for():
-    records = [rec("a", {"president": ("pres-hale",)}, vote_type="mail_in_absentee"),
-               rec("b", {"president": ("pres-hale",)}, vote_type="mail_in_absentee", status="needs_review")]
+    records = [
+        rec("a", {"president": ("pres-hale",)}, vote_type="mail_in_absentee"),
+        rec("b", {"president": ("pres-hale",)}, vote_type="mail_in_absentee", status="needs_review"),
+    ]
     tally = tally_records(ELECTION, records)
     assert tally.contest("president").counts().votes_for("pres-hale") == 1
     b = tally.ballot_counts("A101", "mail_in_absentee")
@@ -115,8 +120,10 @@ def test_peoples_decision_replaces_the_rules_reading():
 
 
 def test_votes_are_tallied_under_the_records_precinct_and_vote_type():
-    records = [rec("a", {"president": ("pres-okafor",)}, precinct_id="A102", vote_type="provisional"),
-               rec("b", {"president": ("pres-okafor",)}, precinct_id="A103", vote_type="election_day")]
+    records = [
+        rec("a", {"president": ("pres-okafor",)}, precinct_id="A102", vote_type="provisional"),
+        rec("b", {"president": ("pres-okafor",)}, precinct_id="A103", vote_type="election_day"),
+    ]
     ct = tally_records(ELECTION, records).contest("president")
     assert ct.counts("A102", "provisional").votes_for("pres-okafor") == 1
     assert ct.counts("A102", "election_day").votes_for("pres-okafor") == 0
@@ -124,14 +131,17 @@ def test_votes_are_tallied_under_the_records_precinct_and_vote_type():
     assert ct.counts(vote_type=("provisional", "election_day")).votes_for("pres-okafor") == 2
 
 
-@pytest.mark.parametrize("problem, match", [
-    ("duplicate", "appears twice"),
-    ("precinct", "does not vote ballot style"),
-    ("style", "not in the election"),
-    ("slots", "!= vote for"),
-    ("missing", "no outcome for contest"),
-    ("option", "not options of the contest"),
-])
+@pytest.mark.parametrize(
+    "problem, match",
+    [
+        ("duplicate", "appears twice"),
+        ("precinct", "does not vote ballot style"),
+        ("style", "not in the election"),
+        ("slots", "!= vote for"),
+        ("missing", "no outcome for contest"),
+        ("option", "not options of the contest"),
+    ],
+)
 def test_records_that_do_not_add_up_are_refused_with_a_clear_message(problem, match):
     good = rec("a", {"president": ("pres-hale",)})
     if problem == "duplicate":
@@ -174,8 +184,9 @@ def test_results_do_not_depend_on_the_order_of_the_ballots(rnd):
     assert results_json(a) == results_json(b)
     assert unofficial_results_csv(a) == unofficial_results_csv(b)
     when = datetime(2028, 11, 7, 20, 0, tzinfo=timezone.utc)
-    assert cast_vote_record_report(ELECTION, records, generated_at=when) == \
-        cast_vote_record_report(ELECTION, shuffled, generated_at=when)
+    assert cast_vote_record_report(ELECTION, records, generated_at=when) == cast_vote_record_report(
+        ELECTION, shuffled, generated_at=when
+    )
 
 
 @settings(max_examples=15, deadline=None)

@@ -19,8 +19,14 @@ import pytest
 from test_adjudicate_support import Env, password, template_store  # noqa: F401
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 try:
     from playwright.sync_api import expect, sync_playwright
@@ -29,8 +35,10 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(sync_playwright is None, reason="the playwright Python package is not installed "
-                                                      "(pip install playwright; no browser download needed)"),
+    pytest.mark.skipif(
+        sync_playwright is None,
+        reason="the playwright Python package is not installed (pip install playwright; no browser download needed)",
+    ),
     pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium (apt-get install chromium)"),
 ]
 

@@ -25,8 +25,10 @@ if sync_playwright is not None:
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(sync_playwright is None, reason="the playwright Python package is not installed "
-                                                      "(pip install playwright; no browser download needed)"),
+    pytest.mark.skipif(
+        sync_playwright is None,
+        reason="the playwright Python package is not installed (pip install playwright; no browser download needed)",
+    ),
     pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium (apt-get install chromium)"),
 ]
 
@@ -77,8 +79,9 @@ def _disagree_on_ballot_5(env):
     conn, source = env.connect()
     try:
         queue.sync(conn, source)
-        gina = accounts.find_user(conn, "gina") or accounts.add_user(conn, "gina", "reviewer", password("gina"),
-                                                                     party="DEM")
+        gina = accounts.find_user(conn, "gina") or accounts.add_user(
+            conn, "gina", "reviewer", password("gina"), party="DEM"
+        )
         users = {"carol": env.users["carol"], "dave": gina}
         panels.invite(conn, users["carol"], users["dave"])
         panels.accept(conn, users["dave"], users["carol"])
@@ -183,20 +186,35 @@ def test_the_board_explains_any_ballot_by_its_batch_and_position(server, chromiu
 def _pages_of_the_app(base):
     """(who, path) for every page: each role's pages, the review flow, errors."""
     return [
-        (None, "/login"), (None, "/no-such-page"), ("oscar", "/progress"),
-        ("alice", "/queue"), ("alice", "/ballot/999"), ("hal", "/preview"),
-        ("board1", "/board"), ("board1", "/queue"), ("board1", "/decisions"), ("board1", "/ballot/5"),
-        ("board1", "/explain"), ("board1", "/ballot/2/explain"), ("board1", "/ballot/7/explain"),
-        ("board1", "/queue/next"), ("board1", "/ballot/2/decided"), ("admin", "/admin/users"),
-        ("admin", "/admin/log"), ("admin", "/ballot/1/explain"),
+        (None, "/login"),
+        (None, "/no-such-page"),
+        ("oscar", "/progress"),
+        ("alice", "/queue"),
+        ("alice", "/ballot/999"),
+        ("hal", "/preview"),
+        ("board1", "/board"),
+        ("board1", "/queue"),
+        ("board1", "/decisions"),
+        ("board1", "/ballot/5"),
+        ("board1", "/explain"),
+        ("board1", "/ballot/2/explain"),
+        ("board1", "/ballot/7/explain"),
+        ("board1", "/queue/next"),
+        ("board1", "/ballot/2/decided"),
+        ("admin", "/admin/users"),
+        ("admin", "/admin/log"),
+        ("admin", "/ballot/1/explain"),
     ]
 
 
 def _axe_problems(axe, page) -> list[str]:
     result = axe.run(page).response
-    return [f"{page.url}: {v['id']} ({v['impact']}): {v['help']} -> " + "; ".join(
-            ", ".join(n["target"]) for n in v["nodes"][:3])
-            for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    return [
+        f"{page.url}: {v['id']} ({v['impact']}): {v['help']} -> "
+        + "; ".join(", ".join(n["target"]) for n in v["nodes"][:3])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 @pytest.mark.skipif(Axe is None, reason="axe-playwright-python is not installed (pip install -e '.[dev]')")

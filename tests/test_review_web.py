@@ -40,7 +40,7 @@ def test_the_queue_page_shows_counts_by_reason_and_progress(env, app):
     for label in ("Overvote", "Write-in", "Marginal mark", "Scanner and hand reading differ"):
         assert label in page.text
     only = br.get("/queue?reason=marginal_mark")
-    assert only.text.count('<tr>\n      <td>') == 1
+    assert only.text.count("<tr>\n      <td>") == 1
 
 
 def test_a_team_at_one_screen_decides_a_marginal_mark_each_entering_in_turn(env, app):

@@ -45,7 +45,11 @@ def test_the_queue_says_how_many_of_how_many_it_shows_and_pages_through(env, app
 def test_an_unknown_page_and_a_get_on_a_form_address_are_pages_of_the_app(env, app):
     br = _signed_in(app, "alice")
     missing = br.get("/no-such-page")
-    assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text and 'href="/static/review.css"' in missing.text
+    assert (
+        missing.status_code == 404
+        and "<h1>Not found</h1>" in missing.text
+        and 'href="/static/review.css"' in missing.text
+    )
     wrong = br.get("/queue/next")
     assert wrong.status_code == 405 and "Not a page to visit" in wrong.text and "use the button" in wrong.text
     assert "Method Not Allowed" not in wrong.text
@@ -56,8 +60,9 @@ def test_pages_that_wait_for_someone_else_look_again_by_themselves(env, app):
     assert 'data-poll="5"' in br.get("/queue").text  # no team yet: invitations appear without a reload
     partner = br.get("/queue").text
     from test_adjudicate_support import form
+
     br.post("/team/join", {**form(partner, "/team/join")["fields"], "name": "bob", "password": password("bob")})
-    assert 'data-poll' not in br.get("/queue").text.split("</section>", 2)[1]  # a team: the team card stops
+    assert "data-poll" not in br.get("/queue").text.split("</section>", 2)[1]  # a team: the team card stops
 
 
 def test_times_are_local_to_the_second_and_the_decisions_csv_names_the_ballot_by_reference(env, app):

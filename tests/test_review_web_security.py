@@ -12,8 +12,15 @@ from test_adjudicate_support import MARGINAL, Browser, app, env, fast_passwords,
 from tabulate.adjudicate import auditlog, images, queue, users
 from tabulate.adjudicate.web.app import ROUTES
 
-SAMPLE_PARAMS = {"sheet_id": MARGINAL, "side": "1", "contest_id": "us-senate", "option_id": "sen-brennan",
-                 "area": "marking", "name": "bob", "audit_id": "1"}
+SAMPLE_PARAMS = {
+    "sheet_id": MARGINAL,
+    "side": "1",
+    "contest_id": "us-senate",
+    "option_id": "sen-brennan",
+    "area": "marking",
+    "name": "bob",
+    "audit_id": "1",
+}
 
 
 def _routes(method):
@@ -68,14 +75,27 @@ def test_the_login_form_needs_its_own_token(env, app):
     assert r.status_code == 403 and "tabulate_session" not in br.client.cookies
 
 
-@pytest.mark.parametrize("who, path", [
-    ("alice", "/admin/users"), ("alice", "/admin/log"), ("alice", "/board"), ("alice", "/decisions"),
-    ("alice", "/decisions.csv"), ("oscar", "/queue"), ("oscar", f"/img/{MARGINAL}/1.png"), ("oscar", "/board"),
-    ("admin", "/queue"), ("admin", f"/ballot/{MARGINAL}"),
-    ("board1", "/admin/users"), ("board1", "/admin/log"),
-    # Explaining a ballot (its images included) is for the board and the administrator (issue 16).
-    ("alice", f"/ballot/{MARGINAL}/explain"), ("alice", "/explain"), ("oscar", f"/ballot/{MARGINAL}/explain"),
-])
+@pytest.mark.parametrize(
+    "who, path",
+    [
+        ("alice", "/admin/users"),
+        ("alice", "/admin/log"),
+        ("alice", "/board"),
+        ("alice", "/decisions"),
+        ("alice", "/decisions.csv"),
+        ("oscar", "/queue"),
+        ("oscar", f"/img/{MARGINAL}/1.png"),
+        ("oscar", "/board"),
+        ("admin", "/queue"),
+        ("admin", f"/ballot/{MARGINAL}"),
+        ("board1", "/admin/users"),
+        ("board1", "/admin/log"),
+        # Explaining a ballot (its images included) is for the board and the administrator (issue 16).
+        ("alice", f"/ballot/{MARGINAL}/explain"),
+        ("alice", "/explain"),
+        ("oscar", f"/ballot/{MARGINAL}/explain"),
+    ],
+)
 def test_each_role_sees_only_what_it_may(env, app, who, path):
     br = Browser(app)
     br.login(who)
@@ -128,7 +148,8 @@ def test_cookies_are_httponly_and_samesite_strict_and_pages_carry_protective_hea
     br = Browser(app)
     login = br.get("/login")
     assert "HttpOnly" in login.headers["set-cookie"] and "SameSite=strict" in login.headers["set-cookie"].replace(
-        "Strict", "strict")
+        "Strict", "strict"
+    )
     csrf = form(login.text, "/login")["fields"]["csrf"]
     r = br.post("/login", {"name": "alice", "password": password("alice"), "csrf": csrf}, follow_redirects=False)
     cookie = r.headers["set-cookie"]

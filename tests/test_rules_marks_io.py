@@ -19,22 +19,47 @@ def problems(doc) -> list[str]:
 
 
 def test_a_mark_is_a_class_or_an_object_with_evidence():
-    doc = {"ballots": [{"id": "b1", "style": "1", "precinct": "A102", "marks": {
-        "straight-party": {"DEM": "marked"},
-        "us-senate": {"write-in-1": {"scan": "marked", "write_in_ink": True, "score": 0.6}},
-        "amendment-1": {"yes": {"scan": "marginal", "hand": "marked"}}}}]}
+    doc = {
+        "ballots": [
+            {
+                "id": "b1",
+                "style": "1",
+                "precinct": "A102",
+                "marks": {
+                    "straight-party": {"DEM": "marked"},
+                    "us-senate": {"write-in-1": {"scan": "marked", "write_in_ink": True, "score": 0.6}},
+                    "amendment-1": {"yes": {"scan": "marginal", "hand": "marked"}},
+                },
+            }
+        ]
+    }
     [b] = parse_marks(GENERAL, doc)
-    assert b == BallotMarks("b1", "1", {
-        "straight-party": {"DEM": OptionMark("marked")},
-        "us-senate": {"write-in-1": OptionMark("marked", write_in_ink=True, score=0.6)},
-        "amendment-1": {"yes": OptionMark("marginal", hand="marked")}}, precinct_id="A102")
+    assert b == BallotMarks(
+        "b1",
+        "1",
+        {
+            "straight-party": {"DEM": OptionMark("marked")},
+            "us-senate": {"write-in-1": OptionMark("marked", write_in_ink=True, score=0.6)},
+            "amendment-1": {"yes": OptionMark("marginal", hand="marked")},
+        },
+        precinct_id="A102",
+    )
 
 
 def test_marks_to_dict_reads_back_to_equal_marks():
-    marks = BallotMarks("b7", "3", {"us-house-6": {
-        "house-king": OptionMark("unmarked", hand="marked", score=0.05),
-        "write-in-1": OptionMark("marked", write_in_ink=True)}, "amendment-2": {"no": OptionMark("marginal")}},
-        precinct_id="C301", fwab=True)
+    marks = BallotMarks(
+        "b7",
+        "3",
+        {
+            "us-house-6": {
+                "house-king": OptionMark("unmarked", hand="marked", score=0.05),
+                "write-in-1": OptionMark("marked", write_in_ink=True),
+            },
+            "amendment-2": {"no": OptionMark("marginal")},
+        },
+        precinct_id="C301",
+        fwab=True,
+    )
     doc = json.loads(json.dumps({"ballots": [marks_to_dict(marks)]}))
     assert parse_marks(GENERAL, doc) == [marks]
 
@@ -45,15 +70,23 @@ def test_marks_to_dict_writes_a_bare_class_when_nothing_else_is_known():
 
 
 def test_every_problem_is_reported_with_its_json_path():
-    doc = {"ballots": [
-        {"id": "b1", "style": "9", "marks": {}},
-        {"id": "b2", "style": "1", "marks": {"us-senate": {"sen-nobody": "marked"}, "nowhere": {}}},
-        {"id": "b3", "style": "2", "marks": {"amendment-1": {"yes": "filled"}, "mayor": {"may-wells": "marked"}}},
-        {"id": "b4", "style": "1", "precinct": "C301", "fwab": "yes",
-         "marks": {"us-senate": {"sen-caldwell": {"scan": "marked", "write_in_ink": True, "score": 2, "x": 1}}}},
-        {"id": "b1", "style": "1"},
-        "not a ballot",
-    ], "extra": 1}
+    doc = {
+        "ballots": [
+            {"id": "b1", "style": "9", "marks": {}},
+            {"id": "b2", "style": "1", "marks": {"us-senate": {"sen-nobody": "marked"}, "nowhere": {}}},
+            {"id": "b3", "style": "2", "marks": {"amendment-1": {"yes": "filled"}, "mayor": {"may-wells": "marked"}}},
+            {
+                "id": "b4",
+                "style": "1",
+                "precinct": "C301",
+                "fwab": "yes",
+                "marks": {"us-senate": {"sen-caldwell": {"scan": "marked", "write_in_ink": True, "score": 2, "x": 1}}},
+            },
+            {"id": "b1", "style": "1"},
+            "not a ballot",
+        ],
+        "extra": 1,
+    }
     got = problems(doc)
     assert got == [
         "$.extra: unknown field",

@@ -12,8 +12,12 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERAL = load_election(ROOT / "samples" / "general" / "election.json")
 SETTINGS = settings(max_examples=100, deadline=None, derandomize=True)
 
-mark = st.builds(OptionMark, scan=st.sampled_from(("marked", "marginal", "unmarked")),
-                 hand=st.sampled_from((None, "marked", "unmarked")), write_in_ink=st.booleans())
+mark = st.builds(
+    OptionMark,
+    scan=st.sampled_from(("marked", "marginal", "unmarked")),
+    hand=st.sampled_from((None, "marked", "unmarked")),
+    write_in_ink=st.booleans(),
+)
 
 
 @st.composite
@@ -23,8 +27,9 @@ def ballots(draw, fwab=st.booleans()):
     for contest in GENERAL.style_contests(style):
         options = [o for o in contest.options]
         chosen = draw(st.lists(st.sampled_from(options), unique=True, max_size=len(options)))
-        marks[contest.id] = {o.id: draw(mark) if o.kind == "write_in" else
-                             OptionMark(draw(mark).scan, draw(mark).hand) for o in chosen}
+        marks[contest.id] = {
+            o.id: draw(mark) if o.kind == "write_in" else OptionMark(draw(mark).scan, draw(mark).hand) for o in chosen
+        }
     return BallotMarks("p", style, marks, fwab=draw(fwab))
 
 

@@ -13,15 +13,20 @@ GENERAL = load_election(ROOT / "samples" / "general" / "election.json")
 
 def ballot(marks: dict, style: str = "1", *, fwab: bool = False, election=GENERAL):
     """Marks given as {contest: {option: class or OptionMark}} -> BallotVotes."""
-    built = {c: {o: m if isinstance(m, OptionMark) else OptionMark(scan=m) for o, m in opts.items()}
-             for c, opts in marks.items()}
+    built = {
+        c: {o: m if isinstance(m, OptionMark) else OptionMark(scan=m) for o, m in opts.items()}
+        for c, opts in marks.items()
+    }
     return apply_rules(election, BallotMarks("t-1", style, built, precinct_id=None, fwab=fwab))
 
 
 def codes(votes, contest_id=None, *, undervotes=False) -> list[str]:
     """The reasons' codes (for one contest), undervotes left out unless asked for."""
-    return [r.code for r in votes.reasons if (contest_id is None or r.contest_id == contest_id)
-            and (undervotes or r.code != "undervote")]
+    return [
+        r.code
+        for r in votes.reasons
+        if (contest_id is None or r.contest_id == contest_id) and (undervotes or r.code != "undervote")
+    ]
 
 
 WRITE_IN = OptionMark(scan="marked", write_in_ink=True)
@@ -29,13 +34,33 @@ WRITE_IN = OptionMark(scan="marked", write_in_ink=True)
 
 def small_election(**adjudication):
     doc = {
-        "title": "Special", "date": "2027-05-18", "type": "special", "jurisdiction": "Test County",
+        "title": "Special",
+        "date": "2027-05-18",
+        "type": "special",
+        "jurisdiction": "Test County",
         "parties": [],
         "contests": [
-            {"id": "judge", "type": "candidate", "title": "Judge", "vote_for": 1, "partisan": False,
-             "write_ins": 1, "candidates": [{"id": "a", "name": "Ann Able"}, {"id": "b", "name": "Bo Baker"}]},
-            {"id": "board", "type": "candidate", "title": "Board", "vote_for": 2, "partisan": False,
-             "candidates": [{"id": "x", "name": "X Ray"}, {"id": "y", "name": "Y Zed"}, {"id": "z", "name": "Z Zee"}]},
+            {
+                "id": "judge",
+                "type": "candidate",
+                "title": "Judge",
+                "vote_for": 1,
+                "partisan": False,
+                "write_ins": 1,
+                "candidates": [{"id": "a", "name": "Ann Able"}, {"id": "b", "name": "Bo Baker"}],
+            },
+            {
+                "id": "board",
+                "type": "candidate",
+                "title": "Board",
+                "vote_for": 2,
+                "partisan": False,
+                "candidates": [
+                    {"id": "x", "name": "X Ray"},
+                    {"id": "y", "name": "Y Zed"},
+                    {"id": "z", "name": "Z Zee"},
+                ],
+            },
             {"id": "q", "type": "question", "title": "Question", "text": "Yes or no?"},
         ],
         "precincts": [{"id": "P1", "name": "One"}],
@@ -47,6 +72,7 @@ def small_election(**adjudication):
 
 
 # -- Section 2(1)(a): a filled target is a vote -------------------------------------------------
+
 
 def test_filling_in_the_oval_next_to_the_candidates_name_is_a_vote():
     """§2(1)(a): "Filling in the oval or box or connecting the arrow next to the candidate's name"."""
@@ -78,11 +104,13 @@ def test_selections_are_listed_in_ballot_order():
 
 # -- marginal marks ------------------------------------------------------------------------------
 
+
 def test_a_marginal_mark_is_not_counted_by_the_machine_but_goes_to_a_person():
     v = ballot({"mayor": {"may-garza": "marginal"}})
     assert v.contest("mayor").status == "blank" and v.contest("mayor").selections == ()
-    assert [(r.code, r.contest_id, r.option_id) for r in v.reasons if r.code != "undervote"] == \
-        [("marginal_mark", "mayor", "may-garza")]
+    assert [(r.code, r.contest_id, r.option_id) for r in v.reasons if r.code != "undervote"] == [
+        ("marginal_mark", "mayor", "may-garza")
+    ]
     assert v.needs_review and not v.blank
 
 
@@ -94,6 +122,7 @@ def test_a_marginal_mark_beside_a_marked_target_is_no_overvote_but_is_flagged():
 
 
 # -- Section 1(6): overvote --------------------------------------------------------------------
+
 
 def test_more_than_the_permitted_number_of_selections_is_an_overvote_with_no_credit():
     """§1(6): '"Overvote" means a voter has made more than the permitted number of selections in a single race'."""
@@ -120,6 +149,7 @@ def test_voting_both_yes_and_no_on_a_question_is_an_overvote():
 
 
 # -- Section 2(1)(b): write-ins ----------------------------------------------------------------
+
 
 def test_writing_in_a_name_and_filling_in_the_oval_is_a_write_in_awaiting_a_person():
     """§2(1)(b): "Writing in the name of an eligible candidate in the designated write-in space and filling
@@ -167,6 +197,7 @@ def test_a_marked_candidate_and_an_unmarked_written_name_counts_the_candidate():
 
 # -- Section 2(2)(b): a named candidate and a write-in -------------------------------------------
 
+
 def test_a_named_candidate_and_a_write_in_for_a_different_person_is_an_overvote():
     """§2(2)(b): "designates a vote for a named candidate on the ballot and also writes in the name of a
     different person, these actions shall be considered an overvote, with neither candidate receiving credit"."""
@@ -187,6 +218,7 @@ def test_a_named_candidate_and_a_write_in_within_vote_for_n_both_count():
 
 # -- reasons --------------------------------------------------------------------------------------
 
+
 def test_a_ballot_with_no_marks_at_all_is_blank_and_goes_to_a_person():
     v = ballot({})
     assert v.blank and codes(v)[0] == "blank_ballot" and v.needs_review
@@ -202,17 +234,29 @@ def test_a_ballot_with_only_a_straight_party_mark_is_not_blank():
 
 
 def test_hand_reading_that_would_change_a_vote_is_a_scan_hand_disagreement():
-    v = ballot({"amendment-1": {"yes": OptionMark(scan="unmarked", hand="marked")},
-                "amendment-2": {"no": OptionMark(scan="marked", hand="unmarked")}})
-    assert [(r.code, r.contest_id) for r in v.reasons if r.code == "scan_hand_disagreement"] == \
-        [("scan_hand_disagreement", "amendment-1"), ("scan_hand_disagreement", "amendment-2")]
+    v = ballot(
+        {
+            "amendment-1": {"yes": OptionMark(scan="unmarked", hand="marked")},
+            "amendment-2": {"no": OptionMark(scan="marked", hand="unmarked")},
+        }
+    )
+    assert [(r.code, r.contest_id) for r in v.reasons if r.code == "scan_hand_disagreement"] == [
+        ("scan_hand_disagreement", "amendment-1"),
+        ("scan_hand_disagreement", "amendment-2"),
+    ]
     # The scanner reading decides the vote (§2(1)); the hand reading is evidence.
     assert v.contest("amendment-1").selections == () and v.contest("amendment-2").selections == ("no",)
 
 
 def test_hand_reading_that_changes_no_vote_is_no_disagreement():
-    v = ballot({"amendment-1": {"yes": OptionMark(scan="marked", hand="marked"),
-                                "no": OptionMark(scan="unmarked", hand="marginal")}})
+    v = ballot(
+        {
+            "amendment-1": {
+                "yes": OptionMark(scan="marked", hand="marked"),
+                "no": OptionMark(scan="unmarked", hand="marginal"),
+            }
+        }
+    )
     assert codes(v) == [] and not v.needs_review
 
 
@@ -235,14 +279,18 @@ def test_a_county_that_does_not_queue_marginal_marks_is_not_sent_them():
 
 def test_a_fully_and_clearly_voted_ballot_needs_no_person():
     e = small_election()
-    marks = {"judge": {"a": OptionMark("marked")}, "board": {"x": OptionMark("marked"), "z": OptionMark("marked")},
-             "q": {"yes": OptionMark("marked")}}
+    marks = {
+        "judge": {"a": OptionMark("marked")},
+        "board": {"x": OptionMark("marked"), "z": OptionMark("marked")},
+        "q": {"yes": OptionMark("marked")},
+    }
     v = apply_rules(e, BallotMarks("ok", "s", marks, precinct_id="P1"))
     assert [c.status for c in v.contests] == ["valid", "valid", "valid"]
     assert v.reasons == () and not v.needs_review and v.precinct_id == "P1"
 
 
 # -- the style --------------------------------------------------------------------------------------
+
 
 def test_only_the_contests_of_the_ballots_style_are_counted():
     v = ballot({"mayor": {"may-garza": "marked"}, "state-rep-57": {"sr57-nash": "marked"}}, style="2")

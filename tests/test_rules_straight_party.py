@@ -11,8 +11,10 @@ WRITE_IN = OptionMark(scan="marked", write_in_ink=True)
 
 
 def ballot(marks: dict, style: str = "1", election=GENERAL):
-    built = {c: {o: m if isinstance(m, OptionMark) else OptionMark(scan=m) for o, m in opts.items()}
-             for c, opts in marks.items()}
+    built = {
+        c: {o: m if isinstance(m, OptionMark) else OptionMark(scan=m) for o, m in opts.items()}
+        for c, opts in marks.items()
+    }
     return apply_rules(election, BallotMarks("sp-1", style, built))
 
 
@@ -23,15 +25,36 @@ def straight(party: str, **contests) -> dict:
 def council_election():
     """A general election with a partisan vote-for-3 council where one party runs three and another one."""
     doc = {
-        "title": "General", "date": "2026-11-03", "type": "general", "jurisdiction": "Test County",
+        "title": "General",
+        "date": "2026-11-03",
+        "type": "general",
+        "jurisdiction": "Test County",
         "straight_party": True,
-        "parties": [{"id": "R", "name": "Red", "abbreviation": "RED"}, {"id": "B", "name": "Blue", "abbreviation": "BLU"}],
+        "parties": [
+            {"id": "R", "name": "Red", "abbreviation": "RED"},
+            {"id": "B", "name": "Blue", "abbreviation": "BLU"},
+        ],
         "contests": [
-            {"id": "council", "type": "candidate", "title": "Council", "vote_for": 3, "write_ins": 1,
-             "candidates": [{"id": "r1", "name": "Rae One", "party": "R"}, {"id": "r2", "name": "Rex Two", "party": "R"},
-                            {"id": "r3", "name": "Roy Three", "party": "R"}, {"id": "b1", "name": "Bea One", "party": "B"}]},
-            {"id": "sheriff", "type": "candidate", "title": "Sheriff", "vote_for": 1,
-             "candidates": [{"id": "rs", "name": "Red Sheriff", "party": "R"}]},
+            {
+                "id": "council",
+                "type": "candidate",
+                "title": "Council",
+                "vote_for": 3,
+                "write_ins": 1,
+                "candidates": [
+                    {"id": "r1", "name": "Rae One", "party": "R"},
+                    {"id": "r2", "name": "Rex Two", "party": "R"},
+                    {"id": "r3", "name": "Roy Three", "party": "R"},
+                    {"id": "b1", "name": "Bea One", "party": "B"},
+                ],
+            },
+            {
+                "id": "sheriff",
+                "type": "candidate",
+                "title": "Sheriff",
+                "vote_for": 1,
+                "candidates": [{"id": "rs", "name": "Red Sheriff", "party": "R"}],
+            },
         ],
         "precincts": [{"id": "P1", "name": "One"}],
         "ballot_styles": [{"id": "s", "precincts": ["P1"], "contests": ["council", "sheriff"]}],
@@ -43,8 +66,14 @@ def test_straight_party_alone_votes_for_the_partys_candidate_in_every_partisan_c
     """§5(1): "the remaining votes on the ballot shall be counted for the straight political party"."""
     v = ballot(straight("REP"))
     assert v.straight_party == "REP"
-    for cid, cand in [("president", "pres-hale"), ("us-senate", "sen-caldwell"), ("us-house-6", "house-barr"),
-                      ("state-senate-7", "ss-mullins"), ("state-rep-56", "sr56-boone"), ("county-commissioner", "cc-holt")]:
+    for cid, cand in [
+        ("president", "pres-hale"),
+        ("us-senate", "sen-caldwell"),
+        ("us-house-6", "house-barr"),
+        ("state-senate-7", "ss-mullins"),
+        ("state-rep-56", "sr56-boone"),
+        ("county-commissioner", "cc-holt"),
+    ]:
         c = v.contest(cid)
         assert (c.status, c.selections, c.from_straight_party) == ("valid", (cand,), True), cid
         assert c.clauses == ("31 KAR 6:030 §5(1)",)

@@ -34,13 +34,33 @@ ELECTION = REPO / "samples" / "general" / "election.json"
 
 
 def tabulate(*args, timeout=120, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tabulate.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=REPO, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "tabulate.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+        **kw,
+    )
 
 
 def scan_args(paths, db, batch="A", *extra):
-    return ["scan", *paths, "--election", ELECTION, "--db", db, "--batch", batch, "--vote-type", "election_day",
-            "--workers", "2", "--no-progress", *extra]
+    return [
+        "scan",
+        *paths,
+        "--election",
+        ELECTION,
+        "--db",
+        db,
+        "--batch",
+        batch,
+        "--vote-type",
+        "election_day",
+        "--workers",
+        "2",
+        "--no-progress",
+        *extra,
+    ]
 
 
 def jpeg(image, quality=85) -> bytes:
@@ -69,10 +89,19 @@ def snapshot(db: Path):
     """Everything that decides the count, in a comparable form."""
     store = open_store(db, create=False)
     try:
-        return [(s.batch.name, s.position, s.identity, s.status, tuple(r.code for r in s.reasons),
-                 None if s.interpreted is None else
-                 tuple((c.contest_id, c.status, c.selections) for c in s.interpreted.contests))
-                for s in store.sheets()]
+        return [
+            (
+                s.batch.name,
+                s.position,
+                s.identity,
+                s.status,
+                tuple(r.code for r in s.reasons),
+                None
+                if s.interpreted is None
+                else tuple((c.contest_id, c.status, c.selections) for c in s.interpreted.contests),
+            )
+            for s in store.sheets()
+        ]
     finally:
         store.close()
 
@@ -100,22 +129,35 @@ def test_every_kind_of_bad_input_is_set_aside_with_its_reason_and_the_batch_goes
         (folder / f"sheet-{n:05d}-back.jpg").write_bytes(back if back is not None else jpeg(blank_back, 60 + n))
 
     good_front = (good_scans / "sheet-00001-front.jpg").read_bytes()
-    bad_sheet(11, good_front[: len(good_front) // 2] + b"x")                  # truncated mid-transfer
-    bad_sheet(12, b"")                                                          # empty file
-    bad_sheet(13, b"Scanner log: paper jam at sheet 12\n")                      # not an image
+    bad_sheet(11, good_front[: len(good_front) // 2] + b"x")  # truncated mid-transfer
+    bad_sheet(12, b"")  # empty file
+    bad_sheet(13, b"Scanner log: paper jam at sheet 12\n")  # not an image
     other = copy.deepcopy(json.loads(ELECTION.read_text()))
     other["title"] = "Another County's Election"
     other_election = parse_election(other)
     other_pages = layout_style(other_election, "1").pages
-    bad_sheet(14, jpeg(render_page(other_election, other_pages[0], "A101")),    # a page from another election
-              jpeg(render_page(other_election, other_pages[1], "A101")))
+    bad_sheet(
+        14,
+        jpeg(render_page(other_election, other_pages[0], "A101")),  # a page from another election
+        jpeg(render_page(other_election, other_pages[1], "A101")),
+    )
     forged = [dataclasses.replace(p, style_id="99") for p in pages]
-    bad_sheet(15, jpeg(render_page(election, forged[0], "A101")),               # a style the election lacks
-              jpeg(render_page(election, forged[1], "A101")))
-    bomb = (b"\x89PNG\r\n\x1a\n" + (13).to_bytes(4, "big") + b"IHDR" + (60000).to_bytes(4, "big") * 2
-            + b"\x08\x00\x00\x00\x00" + b"\x00" * 4 + b"\x00\x00\x00\x00IEND\xaeB`\x82")
-    bad_sheet(16, bomb, ext="png")                                               # decompression bomb
-    (folder / "sheet-00017-front.jpg").write_bytes(jpeg(blank_back, 95))        # its back never came
+    bad_sheet(
+        15,
+        jpeg(render_page(election, forged[0], "A101")),  # a style the election lacks
+        jpeg(render_page(election, forged[1], "A101")),
+    )
+    bomb = (
+        b"\x89PNG\r\n\x1a\n"
+        + (13).to_bytes(4, "big")
+        + b"IHDR"
+        + (60000).to_bytes(4, "big") * 2
+        + b"\x08\x00\x00\x00\x00"
+        + b"\x00" * 4
+        + b"\x00\x00\x00\x00IEND\xaeB`\x82"
+    )
+    bad_sheet(16, bomb, ext="png")  # decompression bomb
+    (folder / "sheet-00017-front.jpg").write_bytes(jpeg(blank_back, 95))  # its back never came
 
     db = tmp_path / "store.db"
     result = tabulate(*scan_args([folder], db))
@@ -126,8 +168,15 @@ def test_every_kind_of_bad_input_is_set_aside_with_its_reason_and_the_batch_goes
     assert all(by_position[p][3] in ("counted", "needs_review") for p in range(1, 11))
     reasons = {p: set(by_position[p][4]) for p in range(11, 18)}
     assert all(by_position[p][3] == "rejected" for p in range(11, 18))
-    assert reasons == {11: {"corrupt_image"}, 12: {"empty_file"}, 13: {"not_an_image"}, 14: {"wrong_election"},
-                       15: {"unknown_style"}, 16: {"image_too_large"}, 17: {"missing_back_page"}}
+    assert reasons == {
+        11: {"corrupt_image"},
+        12: {"empty_file"},
+        13: {"not_an_image"},
+        14: {"wrong_election"},
+        15: {"unknown_style"},
+        16: {"image_too_large"},
+        17: {"missing_back_page"},
+    }
     # The summary names the reasons in the review app's words (tabulate.core.vocabulary).
     assert re.search(r"rejected\s+7\s+Image is corrupt 1, Image file is empty 1, Image too large 1", result.stdout)
     assert "accounted for:" in result.stdout and "= 17" in result.stdout
@@ -154,28 +203,68 @@ def test_misuse_fails_with_one_line_and_no_traceback(tmp_path, good_scans, capsy
     assert "no store at" in error("status", "--db", tmp_path / "never.db")
     assert "no store at" in error("results", "--db", tmp_path / "never.db")
     with pytest.raises(SystemExit) as bad_type:  # argparse's own usage error
-        main(["scan", str(good_scans), "--election", str(ELECTION), "--db", str(db), "--batch", "A",
-              "--vote-type", "mail"])
+        main(
+            [
+                "scan",
+                str(good_scans),
+                "--election",
+                str(ELECTION),
+                "--db",
+                str(db),
+                "--batch",
+                "A",
+                "--vote-type",
+                "mail",
+            ]
+        )
     assert bad_type.value.code == 2 and "invalid choice" in capsys.readouterr().err
     assert not db.exists()
     # The same through `python -m tabulate.cli`, as a clerk's shell runs it.
     assert "cannot use the election definition" in one_line_error(
-        tabulate("scan", good_scans, "--election", tmp_path / "nope.json", "--db", db, "--batch", "A",
-                 "--vote-type", "election_day"))
+        tabulate(
+            "scan",
+            good_scans,
+            "--election",
+            tmp_path / "nope.json",
+            "--db",
+            db,
+            "--batch",
+            "A",
+            "--vote-type",
+            "election_day",
+        )
+    )
 
 
 def test_a_store_refuses_a_second_election_and_a_batch_its_other_vote_type(tmp_path, good_scans):
     db = tmp_path / "store.db"
-    assert tabulate(*scan_args([good_scans / "sheet-00001-front.jpg", good_scans / "sheet-00001-back.jpg"], db)
-                    ).returncode == 0
+    assert (
+        tabulate(*scan_args([good_scans / "sheet-00001-front.jpg", good_scans / "sheet-00001-back.jpg"], db)).returncode
+        == 0
+    )
     other = json.loads(ELECTION.read_text())
     other["title"] = "Another Election"
     (tmp_path / "other.json").write_text(json.dumps(other))
-    line = one_line_error(tabulate("scan", good_scans, "--election", tmp_path / "other.json", "--db", db,
-                                   "--batch", "B", "--vote-type", "election_day"))
+    line = one_line_error(
+        tabulate(
+            "scan",
+            good_scans,
+            "--election",
+            tmp_path / "other.json",
+            "--db",
+            db,
+            "--batch",
+            "B",
+            "--vote-type",
+            "election_day",
+        )
+    )
     assert "holds the election" in line
-    line = one_line_error(tabulate("scan", good_scans, "--election", ELECTION, "--db", db, "--batch", "A",
-                                   "--vote-type", "mail_in_absentee"))
+    line = one_line_error(
+        tabulate(
+            "scan", good_scans, "--election", ELECTION, "--db", db, "--batch", "A", "--vote-type", "mail_in_absentee"
+        )
+    )
     assert "vote type election_day" in line
 
 
@@ -219,8 +308,10 @@ def test_a_second_scan_into_a_batch_another_process_is_scanning_is_refused(tmp_p
         events = _event_count(db)
         assert main(list(map(str, scan_args([good_scans], db, "A")))) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert err == ["tabulate: batch 'A' is being scanned by another process right now; wait for that scan "
-                       "to finish, or scan these sheets into another batch"]
+        assert err == [
+            "tabulate: batch 'A' is being scanned by another process right now; wait for that scan "
+            "to finish, or scan these sheets into another batch"
+        ]
         assert _event_count(db) == events  # the refused scan changed nothing
         with BatchLock(db, "B"):
             pass
@@ -256,8 +347,15 @@ def _start_paused(args, pause_after: int) -> subprocess.Popen:
     """Start ``tabulate scan`` with the test hook that stops it for good once it has committed ``pause_after``
     sheets, and return once it is there. The point is a count of committed sheets, never a time."""
     env = {**os.environ, TEST_PAUSE_ENV: str(pause_after)}
-    proc = subprocess.Popen([sys.executable, "-m", "tabulate.cli", *map(str, args)], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tabulate.cli", *map(str, args)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     lines = []
     for line in proc.stderr:  # blocks until the run reaches its pause (or ends without it)
         lines.append(line)
@@ -323,7 +421,8 @@ def _kill_and_resume(tmp_path, good_scans, sheets: int, kill_points: list[int]) 
 
 @pytest.mark.slow
 def test_a_scan_killed_at_several_points_and_rerun_counts_exactly_what_an_uninterrupted_scan_counts(
-        tmp_path, good_scans):
+    tmp_path, good_scans
+):
     # During start-up (readers running, nothing committed), mid-batch, and just after a resumed run's first commit.
     _kill_and_resume(tmp_path, good_scans, 30, [0, 7, 1])
 

@@ -48,9 +48,19 @@ def new_store(path, e):
 
 
 def snapshot(store):
-    return [(s.id, s.batch.name, s.position, s.identity, s.status, s.duplicate_of, tuple(r.code for r in s.reasons),
-             None if s.interpreted is None else tuple((c.contest_id, c.selections) for c in s.interpreted.contests))
-            for s in store.sheets()]
+    return [
+        (
+            s.id,
+            s.batch.name,
+            s.position,
+            s.identity,
+            s.status,
+            s.duplicate_of,
+            tuple(r.code for r in s.reasons),
+            None if s.interpreted is None else tuple((c.contest_id, c.selections) for c in s.interpreted.contests),
+        )
+        for s in store.sheets()
+    ]
 
 
 def mixed_batch(folder, e):
@@ -82,8 +92,14 @@ def test_a_rerun_on_the_cluster_adds_nothing(tmp_path, e, client):
     make_batch(tmp_path / "b", e, 5)
     store, _ = count(tmp_path, e, "once", [tmp_path / "b"], cluster=client)
     before = snapshot(store)
-    again = run_batch(store, e, store.open_batch("A", "election_day"), ScanPlan([tmp_path / "b"]),
-                      interpreter=fake_interpreter, cluster=client)
+    again = run_batch(
+        store,
+        e,
+        store.open_batch("A", "election_day"),
+        ScanPlan([tmp_path / "b"]),
+        interpreter=fake_interpreter,
+        cluster=client,
+    )
     assert (again.sheets_read, again.already, again.added) == (5, 5, 0)
     assert snapshot(store) == before
 
@@ -143,16 +159,23 @@ def test_a_worker_lost_mid_batch_loses_nothing_its_sheets_are_read_again(tmp_pat
     try:
         with distributed.Client(cluster) as c:
             store = new_store(tmp_path / "s.db", e)
-            summary = run_batch(store, e, store.open_batch("A", "election_day"), ScanPlan([tmp_path / "b"]),
-                                interpreter=crash_once, cluster=c)
+            summary = run_batch(
+                store,
+                e,
+                store.open_batch("A", "election_day"),
+                ScanPlan([tmp_path / "b"]),
+                interpreter=crash_once,
+                cluster=c,
+            )
     finally:
         cluster.close()
     assert (tmp_path / "crashed").exists(), "no worker died: the test did not test anything"
     assert (summary.sheets_read, summary.counted, summary.balanced) == (6, 6, True)
 
 
-def test_real_ballots_read_on_the_cluster_export_the_same_bytes_as_the_process_pool(tmp_path, monkeypatch, client,
-                                                                                     capsys):
+def test_real_ballots_read_on_the_cluster_export_the_same_bytes_as_the_process_pool(
+    tmp_path, monkeypatch, client, capsys
+):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1830297600")
     folder = tmp_path / "scans"
     folder.mkdir()
@@ -175,8 +198,19 @@ def test_real_ballots_read_on_the_cluster_export_the_same_bytes_as_the_process_p
 
 def test_a_cluster_address_that_is_not_one_is_a_one_line_error(tmp_path, e, capsys):
     make_batch(tmp_path / "b", e, 1)
-    base = ["scan", str(tmp_path / "b"), "--election", str(ELECTION_PATH), "--db", str(tmp_path / "s.db"),
-            "--batch", "A", "--vote-type", "election_day", "--no-progress"]
+    base = [
+        "scan",
+        str(tmp_path / "b"),
+        "--election",
+        str(ELECTION_PATH),
+        "--db",
+        str(tmp_path / "s.db"),
+        "--batch",
+        "A",
+        "--vote-type",
+        "election_day",
+        "--no-progress",
+    ]
     assert main([*base, "--cluster", "scheduler:8786"]) == 2
     assert "give local:N or a scheduler address" in capsys.readouterr().err
     assert main([*base, "--cluster", "local:0"]) == 2

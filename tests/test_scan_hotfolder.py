@@ -53,9 +53,11 @@ class SlowScanner:
 
 def write(name: str, data: bytes, *, start: int = 0, end: int | None = None):
     """A step writing bytes [start:end) of ``data`` to ``name`` (appending, as a scanner streams a page)."""
+
     def step(folder):
         with open(folder / name, "ab" if start else "wb") as f:
             f.write(data[start:end])
+
     return step
 
 
@@ -87,9 +89,15 @@ def test_pages_written_slowly_and_half_way_are_recorded_only_once_complete(tmp_p
         front, back = sheet_pages(e, n)
         half = len(front) // 2
         # Each page streams in over several polls; a poll between two writes sees half a page.
-        steps += [write(f"sheet-{n:05d}-front.png", front, end=half), write(f"sheet-{n:05d}-front.png", front, start=half),
-                  write(f"sheet-{n:05d}-back.png", back, end=10), write(f"sheet-{n:05d}-back.png", back, start=10),
-                  pause, pause, pause]
+        steps += [
+            write(f"sheet-{n:05d}-front.png", front, end=half),
+            write(f"sheet-{n:05d}-front.png", front, start=half),
+            write(f"sheet-{n:05d}-back.png", back, end=10),
+            write(f"sheet-{n:05d}-back.png", back, start=10),
+            pause,
+            pause,
+            pause,
+        ]
     (folder / "scanner.log").write_text("not a page")
     scanner = SlowScanner(folder, steps)
     summary, hot = watch(store, e, folder, scanner)
@@ -108,8 +116,16 @@ def test_a_jpeg_without_its_end_marker_is_not_taken_however_long_it_sits(tmp_pat
     folder.mkdir()
     body = b"\xff\xd8\xff\xe0" + bytes(200)
     scanner = SlowScanner(folder, [write("p1.jpg", body), write("p2.jpg", body + b"\xff\xd9")] + [pause] * 6)
-    hot = HotFolder(folder, simplex=True, settle=1.0, poll=0.5, stale=100.0, clock=scanner.clock,
-                    sleep=scanner.sleep, until_idle=2.0)
+    hot = HotFolder(
+        folder,
+        simplex=True,
+        settle=1.0,
+        poll=0.5,
+        stale=100.0,
+        clock=scanner.clock,
+        sleep=scanner.sleep,
+        until_idle=2.0,
+    )
     seen = []
     for sheet in hot:
         if sheet is None:
@@ -128,8 +144,12 @@ def test_a_stop_loses_nothing_and_a_restart_carries_on(tmp_path, store, e):
     f1, b1 = sheet_pages(e, 1)
     f2, b2 = sheet_pages(e, 2)
     # The scanner writes sheet 1 and the front of sheet 2, then the watch stops (idle).
-    first, hot = watch(store, e, folder, SlowScanner(folder, [write("s1-front.png", f1), write("s1-back.png", b1),
-                                                             write("s2-front.png", f2)]))
+    first, hot = watch(
+        store,
+        e,
+        folder,
+        SlowScanner(folder, [write("s1-front.png", f1), write("s1-back.png", b1), write("s2-front.png", f2)]),
+    )
     assert (first.sheets_read, first.counted) == (1, 1)
     assert [os.path.basename(p) for p in first.waiting] == ["s2-front.png"]
     assert "waiting for their other side" in format_summary(first)
@@ -148,8 +168,9 @@ def test_a_hot_folder_yields_nothing_and_waits_while_a_page_keeps_growing(tmp_pa
     folder.mkdir()
     grow = [write("1.png", b"x" * (k + 1), start=k, end=k + 1) for k in range(8)]
     scanner = SlowScanner(folder, grow)
-    hot = HotFolder(folder, simplex=True, settle=1.0, poll=0.5, until_idle=1.5, clock=scanner.clock,
-                    sleep=scanner.sleep)
+    hot = HotFolder(
+        folder, simplex=True, settle=1.0, poll=0.5, until_idle=1.5, clock=scanner.clock, sleep=scanner.sleep
+    )
     taken_at = []
     for sheet in hot:
         if sheet is None:
@@ -169,24 +190,67 @@ def test_watch_on_the_command_line_records_a_folder_and_stops_when_idle(tmp_path
         (folder / f"s{n}-front.png").write_bytes(front)
         (folder / f"s{n}-back.png").write_bytes(back)
     db = tmp_path / "w.db"
-    args = ["scan", "--watch", str(folder), "--until-idle", "0", "--settle", "0", "--election", str(ELECTION_PATH),
-            "--db", str(db), "--batch", "hot", "--vote-type", "election_day", "--workers", "1", "--no-progress"]
+    args = [
+        "scan",
+        "--watch",
+        str(folder),
+        "--until-idle",
+        "0",
+        "--settle",
+        "0",
+        "--election",
+        str(ELECTION_PATH),
+        "--db",
+        str(db),
+        "--batch",
+        "hot",
+        "--vote-type",
+        "election_day",
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
     assert main(args) == 0
     out = capsys.readouterr().out
     # The real reader reads these fake pages as unreadable images: set aside, each accounted for.
     assert re.search(r"sheets read +2 ", out) and "accounted for" in out
-    assert main(["scan", str(folder), "--watch", str(folder), "--election", str(ELECTION_PATH), "--db", str(db),
-                 "--batch", "hot", "--vote-type", "election_day"]) == 2
+    assert (
+        main(
+            [
+                "scan",
+                str(folder),
+                "--watch",
+                str(folder),
+                "--election",
+                str(ELECTION_PATH),
+                "--db",
+                str(db),
+                "--batch",
+                "hot",
+                "--vote-type",
+                "election_day",
+            ]
+        )
+        == 2
+    )
     assert "give no other PATH" in capsys.readouterr().err
 
 
 def test_pages_never_pair_across_a_file_still_being_written(tmp_path):
     folder = tmp_path / "hot"
     folder.mkdir()
-    scanner = SlowScanner(folder, [
-        write("0001.png", b"FAKE|one"), write("0002.png", b"FAKE|two"), write("0003.png", b"FAKE|three", end=7),
-        write("0004.png", b"FAKE|four"), write("0005.png", b"FAKE|five"),  # land while 0003 is still open
-        write("0003.png", b"FAKE|three", start=7), write("0006.png", b"FAKE|six")])
+    scanner = SlowScanner(
+        folder,
+        [
+            write("0001.png", b"FAKE|one"),
+            write("0002.png", b"FAKE|two"),
+            write("0003.png", b"FAKE|three", end=7),
+            write("0004.png", b"FAKE|four"),
+            write("0005.png", b"FAKE|five"),  # land while 0003 is still open
+            write("0003.png", b"FAKE|three", start=7),
+            write("0006.png", b"FAKE|six"),
+        ],
+    )
     hot = HotFolder(folder, settle=2.0, poll=0.5, until_idle=3.0, clock=scanner.clock, sleep=scanner.sleep)
     sheets = []
     for sheet in hot:

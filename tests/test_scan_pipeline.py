@@ -53,9 +53,17 @@ def run(store, e, name, paths, *, workers=2, vote_type="election_day", **kw):
 
 def snapshot(store):
     """Everything that decides the count, in a comparable form."""
-    return [(s.batch.name, s.position, s.identity, s.status, tuple(r.code for r in s.reasons),
-             None if s.interpreted is None else tuple((c.contest_id, c.selections) for c in s.interpreted.contests))
-            for s in store.sheets()]
+    return [
+        (
+            s.batch.name,
+            s.position,
+            s.identity,
+            s.status,
+            tuple(r.code for r in s.reasons),
+            None if s.interpreted is None else tuple((c.contest_id, c.selections) for c in s.interpreted.contests),
+        )
+        for s in store.sheets()
+    ]
 
 
 def names(plan):
@@ -71,14 +79,18 @@ def touch(folder, *files):
 
 def test_front_and_back_pair_by_name_whatever_the_listing_order(tmp_path):
     touch(tmp_path / "s", "b-front.jpg", "a-back.jpg", "a-front.jpg", "b-back.jpg")
-    assert names(ScanPlan([tmp_path / "s"])) == [(("a-front.jpg", "a-back.jpg"), None),
-                                                 (("b-front.jpg", "b-back.jpg"), None)]
+    assert names(ScanPlan([tmp_path / "s"])) == [
+        (("a-front.jpg", "a-back.jpg"), None),
+        (("b-front.jpg", "b-back.jpg"), None),
+    ]
 
 
 def test_other_pages_pair_consecutively_with_numbers_sorted_as_numbers(tmp_path):
     touch(tmp_path / "s", "page10.jpg", "page2.jpg", "Page1.jpg", "page009.jpg")
-    assert names(ScanPlan([tmp_path / "s"])) == [(("Page1.jpg", "page2.jpg"), None),
-                                                 (("page009.jpg", "page10.jpg"), None)]
+    assert names(ScanPlan([tmp_path / "s"])) == [
+        (("Page1.jpg", "page2.jpg"), None),
+        (("page009.jpg", "page10.jpg"), None),
+    ]
 
 
 def test_an_odd_page_count_leaves_the_last_page_a_sheet_missing_its_back(tmp_path):
@@ -115,8 +127,11 @@ def test_a_multi_page_tiff_pairs_its_own_pages(tmp_path):
     tifffile.imwrite(tmp_path / "batch.tif", pages, photometric="minisblack", metadata=None)
     tifffile.imwrite(tmp_path / "sheet.tif", pages[:2], photometric="minisblack", metadata=None)
     assert names(ScanPlan([tmp_path / "batch.tif", tmp_path / "sheet.tif"])) == [
-        (("batch.tif#1", "batch.tif#2"), None), (("batch.tif#3", "batch.tif#4"), None),
-        (("batch.tif#5",), MISSING_BACK), (("sheet.tif",), None)]
+        (("batch.tif#1", "batch.tif#2"), None),
+        (("batch.tif#3", "batch.tif#4"), None),
+        (("batch.tif#5",), MISSING_BACK),
+        (("sheet.tif",), None),
+    ]
 
 
 def _tiff_of_pages(path, n: int, shape=(1040, 800)) -> None:
@@ -125,7 +140,9 @@ def _tiff_of_pages(path, n: int, shape=(1040, 800)) -> None:
         for k in range(1, n + 1):
             page = np.full(shape, 255, np.uint8)
             page[0, :16] = [0 if k >> bit & 1 else 255 for bit in range(16)]
-            tif.write(page, photometric="minisblack", compression="deflate", compressionargs={"level": 1}, metadata=None)
+            tif.write(
+                page, photometric="minisblack", compression="deflate", compressionargs={"level": 1}, metadata=None
+            )
 
 
 def _page_number(data: bytes) -> int:
@@ -140,8 +157,10 @@ def test_every_page_of_a_thousand_page_tiff_is_read_in_the_memory_of_one(tmp_pat
     _tiff_of_pages(tmp_path / "short.tif", 2)
     plan = ScanPlan([tmp_path / "long.tif"])
     sheets = list(plan)
-    assert len(sheets) == 500 and [p.label for p in sheets[-1].pages] == [f"{tmp_path / 'long.tif'}#999",
-                                                                          f"{tmp_path / 'long.tif'}#1000"]
+    assert len(sheets) == 500 and [p.label for p in sheets[-1].pages] == [
+        f"{tmp_path / 'long.tif'}#999",
+        f"{tmp_path / 'long.tif'}#1000",
+    ]
     paper = (8.5, 11.0)
     pages = [p for s in sheets for p in s.pages]
     assert [p.page for p in pages] == list(range(1, 1001))
@@ -236,9 +255,9 @@ def test_the_result_does_not_depend_on_the_number_of_workers(tmp_path, e):
 # -- bad input never stops a batch -------------------------------------------------------
 def test_every_bad_sheet_is_set_aside_with_its_reason_and_the_good_ones_count(tmp_path, store, e):
     b = tmp_path / "b"
-    make_batch(b, e, 4)                                     # sheets 1-4 good
-    write_sheet(b, "sheet-00005", e, OVERVOTE)              # needs review: overvote
-    (b / "sheet-00006-front.png").write_bytes(b"")          # empty file
+    make_batch(b, e, 4)  # sheets 1-4 good
+    write_sheet(b, "sheet-00005", e, OVERVOTE)  # needs review: overvote
+    (b / "sheet-00006-front.png").write_bytes(b"")  # empty file
     (b / "sheet-00006-back.png").write_bytes(b"")
     (b / "sheet-00007-front.png").write_bytes(b"%PDF-1.4 not an image")
     (b / "sheet-00007-back.png").write_bytes(b"%PDF-1.4 still not")
@@ -246,9 +265,9 @@ def test_every_bad_sheet_is_set_aside_with_its_reason_and_the_good_ones_count(tm
     (b / "sheet-00008-back.png").write_bytes(page_text(e, "1", "A101", 2, {}, prefix="000000000000"))
     (b / "sheet-00009-front.png").write_bytes(page_text(e, "99", "A101", 1, PLAIN))
     (b / "sheet-00009-back.png").write_bytes(page_text(e, "99", "A101", 2, {}))
-    (b / "sheet-00010-front.png").write_bytes(b"BOOM")      # the reader raises
+    (b / "sheet-00010-front.png").write_bytes(b"BOOM")  # the reader raises
     (b / "sheet-00010-back.png").write_bytes(b"BOOM")
-    (b / "sheet-00011-front.png").write_bytes(b"CRASH")     # the reader process dies
+    (b / "sheet-00011-front.png").write_bytes(b"CRASH")  # the reader process dies
     (b / "sheet-00011-back.png").write_bytes(b"CRASH")
     (b / "sheet-00012-front.png").write_bytes((b / "sheet-00001-front.png").read_bytes())  # a rescan
     (b / "sheet-00012-back.png").write_bytes((b / "sheet-00001-back.png").read_bytes())
@@ -256,7 +275,7 @@ def test_every_bad_sheet_is_set_aside_with_its_reason_and_the_good_ones_count(tm
     (b / "sheet-00014-front.png").write_bytes(page_text(e, "1", "A101", 1, PLAIN) + b";#lonely")  # no back
     write_sheet(b, "sheet-00015", e, PLAIN, salt=15)
     plan = ScanPlan([b])
-    (b / "sheet-00015-back.png").unlink()                   # vanishes between listing and reading
+    (b / "sheet-00015-back.png").unlink()  # vanishes between listing and reading
 
     s = run_batch(store, e, store.open_batch("A", "election_day"), plan, workers=2, interpreter=fake_interpreter)
     by_position = {sh.position: sh for sh in store.sheets()}

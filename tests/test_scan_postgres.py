@@ -28,14 +28,32 @@ SCANS = REPO / "samples" / "general" / "scans"
 
 
 def scan_cmd(folder, db, batch, station):
-    return [sys.executable, "-m", "tabulate.cli", "scan", str(folder), "--election", str(ELECTION), "--db", db,
-            "--batch", batch, "--vote-type", "election_day", "--tabulator", station, "--workers", "1",
-            "--no-progress"]
+    return [
+        sys.executable,
+        "-m",
+        "tabulate.cli",
+        "scan",
+        str(folder),
+        "--election",
+        str(ELECTION),
+        "--db",
+        db,
+        "--batch",
+        batch,
+        "--vote-type",
+        "election_day",
+        "--tabulator",
+        station,
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
 
 
 def tabulate(*args):
-    return subprocess.run([sys.executable, "-m", "tabulate.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "tabulate.cli", *map(str, args)], capture_output=True, text=True, timeout=300, cwd=REPO
+    )
 
 
 def copy_sheets(folder: Path, numbers) -> Path:
@@ -49,8 +67,9 @@ def copy_sheets(folder: Path, numbers) -> Path:
 def snapshot(db: str):
     store = open_store(db, create=False)
     try:
-        return [(s.batch.name, s.position, s.identity, s.status, tuple(r.code for r in s.reasons))
-                for s in store.sheets()]
+        return [
+            (s.batch.name, s.position, s.identity, s.status, tuple(r.code for r in s.reasons)) for s in store.sheets()
+        ]
     finally:
         store.close()
 
@@ -58,9 +77,16 @@ def snapshot(db: str):
 def test_two_stations_at_once_count_every_sheet_once_and_the_sheet_fed_on_both_is_a_duplicate(tmp_path, pg_url):
     a = copy_sheets(tmp_path / "a", range(1, 5))
     b = copy_sheets(tmp_path / "b", range(4, 8))  # sheet 4 is fed on both stations
-    stations = [subprocess.Popen(scan_cmd(folder, pg_url, batch, station), cwd=REPO, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
-                for folder, batch, station in ((a, "tub-a", "1"), (b, "tub-b", "2"))]
+    stations = [
+        subprocess.Popen(
+            scan_cmd(folder, pg_url, batch, station),
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for folder, batch, station in ((a, "tub-a", "1"), (b, "tub-b", "2"))
+    ]
     for p in stations:
         out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
@@ -82,20 +108,28 @@ def test_a_station_killed_mid_batch_and_run_again_changes_nothing(tmp_path, pg_u
 
     folder = copy_sheets(tmp_path / "tub", range(1, 9))
     reference = pg_url
-    done = subprocess.run(scan_cmd(folder, reference, "tub", "1"), cwd=REPO, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        scan_cmd(folder, reference, "tub", "1"), cwd=REPO, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     expected = snapshot(reference)
 
     crashed = new_database()
-    proc = subprocess.Popen(scan_cmd(folder, crashed, "tub", "1"), cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        scan_cmd(folder, crashed, "tub", "1"),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         with psycopg.connect(crashed, autocommit=True) as watch:
             # Kill it just after its first commit of sheets: a group is in, the rest is not.
             while proc.poll() is None:
-                if watch.execute("SELECT to_regclass('sheets') IS NOT NULL").fetchone()[0] and \
-                        watch.execute("SELECT COUNT(*) FROM sheets").fetchone()[0] >= 1:
+                if (
+                    watch.execute("SELECT to_regclass('sheets') IS NOT NULL").fetchone()[0]
+                    and watch.execute("SELECT COUNT(*) FROM sheets").fetchone()[0] >= 1
+                ):
                     break
                 watch.execute("SELECT pg_sleep(0.02)")
             assert proc.poll() is None, "the scan finished before it could be killed"
@@ -108,8 +142,7 @@ def test_a_station_killed_mid_batch_and_run_again_changes_nothing(tmp_path, pg_u
         except ProcessLookupError:
             pass
     assert 1 <= before < 8
-    again = subprocess.run(scan_cmd(folder, crashed, "tub", "1"), cwd=REPO, capture_output=True, text=True,
-                           timeout=300)
+    again = subprocess.run(scan_cmd(folder, crashed, "tub", "1"), cwd=REPO, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert re.search(rf"already in store\s+{before}\s", again.stdout), again.stdout
     assert snapshot(crashed) == expected
@@ -117,8 +150,9 @@ def test_a_station_killed_mid_batch_and_run_again_changes_nothing(tmp_path, pg_u
 
 def test_reports_and_status_read_a_postgresql_store_and_review_says_it_is_not_there_yet(tmp_path, pg_url):
     folder = copy_sheets(tmp_path / "tub", range(1, 3))
-    assert subprocess.run(scan_cmd(folder, pg_url, "tub", "1"), cwd=REPO, capture_output=True,
-                          timeout=300).returncode == 0
+    assert (
+        subprocess.run(scan_cmd(folder, pg_url, "tub", "1"), cwd=REPO, capture_output=True, timeout=300).returncode == 0
+    )
     results = tabulate("results", "--db", pg_url, "--format", "csv")
     assert results.returncode == 0 and results.stdout.count("\n") > 5, results.stderr
     cvr = tabulate("cvr", "--db", pg_url, "--out", tmp_path / "cvr.json")

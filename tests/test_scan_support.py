@@ -68,18 +68,28 @@ def fake_interpreter(election: Election, pages) -> Interpretation:
     ballot = BallotMarks("fake", style, marks, precinct_id=precinct)
     votes = apply_rules(election, ballot)
     status, reasons = votes_outcome(votes)
-    return Interpretation(status, reasons, style, precinct, json.dumps({"fake": True}),
-                          json.dumps(marks_to_dict(ballot)), votes)
+    return Interpretation(
+        status, reasons, style, precinct, json.dumps({"fake": True}), json.dumps(marks_to_dict(ballot)), votes
+    )
 
 
-def page_text(election: Election, style: str, precinct: str, page: int, marks: dict[str, list[str]],
-              *, prefix: str | None = None) -> bytes:
+def page_text(
+    election: Election, style: str, precinct: str, page: int, marks: dict[str, list[str]], *, prefix: str | None = None
+) -> bytes:
     body = ";".join(f"{c}={'+'.join(o)}" for c, o in marks.items())
     return f"FAKE|{prefix or election.hash_prefix}|{style}|{precinct}|{page}|{body}".encode()
 
 
-def write_sheet(folder: Path, name: str, election: Election, marks: dict[str, list[str]], *, style: str = "1",
-                precinct: str = "A101", salt: int = 0) -> tuple[Path, Path]:
+def write_sheet(
+    folder: Path,
+    name: str,
+    election: Election,
+    marks: dict[str, list[str]],
+    *,
+    style: str = "1",
+    precinct: str = "A101",
+    salt: int = 0,
+) -> tuple[Path, Path]:
     """Write one fake sheet as ``<name>-front.png`` / ``<name>-back.png``; ``salt`` makes content distinct."""
     front = folder / f"{name}-front.png"
     back = folder / f"{name}-back.png"

@@ -59,11 +59,16 @@ def test_the_manifest_names_the_head_the_export_was_made_from(db, keys, tmp_path
     assert manifest["store_head"] == {"entry": before[0], "hash": before[1]}
 
 
-@pytest.mark.parametrize("tamper, problem", [
-    (lambda out, m: out.write_text(out.read_text().replace("1", "2", 1)), "differs from the signed manifest"),
-    (lambda out, m: m.write_text(m.read_text().replace('"verified": true', '"verified": false')),
-     "signature does not match"),
-])
+@pytest.mark.parametrize(
+    "tamper, problem",
+    [
+        (lambda out, m: out.write_text(out.read_text().replace("1", "2", 1)), "differs from the signed manifest"),
+        (
+            lambda out, m: m.write_text(m.read_text().replace('"verified": true', '"verified": false')),
+            "signature does not match",
+        ),
+    ],
+)
 def test_verify_export_names_a_changed_file_or_manifest(db, keys, tmp_path, capsys, tamper, problem):
     out = tmp_path / "results.csv"
     assert main(["results", "--db", str(db), "--format", "csv", "--out", str(out), "--key", str(keys[0])]) == 0
@@ -78,8 +83,10 @@ def test_a_manifest_signed_by_another_key_is_refused(db, keys, tmp_path, capsys)
     other.mkdir()
     assert main(["keys", "make", "--out", str(other)]) == 0
     out = tmp_path / "results.csv"
-    assert main(["results", "--db", str(db), "--format", "csv", "--out", str(out), "--key",
-                 str(other / "county.key")]) == 0
+    assert (
+        main(["results", "--db", str(db), "--format", "csv", "--out", str(out), "--key", str(other / "county.key")])
+        == 0
+    )
     capsys.readouterr()
     assert main(["verify-export", str(out), "--public-key", str(keys[1])]) == 1
     assert "signed by another key" in capsys.readouterr().err
@@ -99,16 +106,25 @@ def test_two_signed_exports_of_one_store_are_byte_identical(db, keys, tmp_path):
     for out in (a, b):
         out.parent.mkdir()
         shutil.copy(db, out.parent / "store.db")
-        assert main(["manifest", "--db", str(out.parent / "store.db"), "--out", str(out), "--key",
-                     str(keys[0])]) == 0
+        assert main(["manifest", "--db", str(out.parent / "store.db"), "--out", str(out), "--key", str(keys[0])]) == 0
     assert (a.parent / "m.csv.manifest.json").read_bytes() == (b.parent / "m.csv.manifest.json").read_bytes()
 
 
-@pytest.mark.parametrize("cell, safe", [
-    ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"), ("+1+2", "'+1+2"), ("-2+3", "'-2+3"),
-    ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\rx", "'\rx"),
-    ("-3", "-3"), ("1.5", "1.5"), ("Precinct A", "Precinct A"), (7, 7),
-])
+@pytest.mark.parametrize(
+    "cell, safe",
+    [
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("+1+2", "'+1+2"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("-3", "-3"),
+        ("1.5", "1.5"),
+        ("Precinct A", "Precinct A"),
+        (7, 7),
+    ],
+)
 def test_formula_leading_cells_are_neutralised_owasp(cell, safe):
     assert neutralise(cell) == safe
 

@@ -50,19 +50,29 @@ def test_another_seed_gives_other_sheets():
 def test_changing_the_scanner_leaves_the_voters_marks_alone():
     a = simulate_sheet(GENERAL, 7, 3, dpi=60, scan_profile="clean")
     b = simulate_sheet(GENERAL, 7, 3, dpi=60, scan_profile="rough", bitonal_fraction=1.0)
-    assert a.truth["targets"] == [t | {"scan_accepts": a_t["scan_accepts"]}
-                                  for t, a_t in zip(b.truth["targets"], a.truth["targets"])]
+    assert a.truth["targets"] == [
+        t | {"scan_accepts": a_t["scan_accepts"]} for t, a_t in zip(b.truth["targets"], a.truth["targets"])
+    ]
     assert a.truth["images"] != b.truth["images"]
 
 
 def test_varied_population_mixes_every_archetype_and_mark():
     rng = np.random.default_rng(0)
     archetypes = Counter(draw_voter(GENERAL, rng, POPULATIONS["varied"]).archetype for _ in range(600))
-    assert set(archetypes) == {"full", "undervote", "straight_party", "straight_party_crossover",
-                               "straight_party_double", "overvote", "write_in", "blank"}
+    assert set(archetypes) == {
+        "full",
+        "undervote",
+        "straight_party",
+        "straight_party_crossover",
+        "straight_party_double",
+        "overvote",
+        "write_in",
+        "blank",
+    }
     assert archetypes["full"] > archetypes["overvote"] > archetypes["blank"]
-    kinds = Counter(t["kind"] for s in simulate_sheets(GENERAL, 60, 4, dpi=40, population="stress")
-                    for t in s.truth["targets"])
+    kinds = Counter(
+        t["kind"] for s in simulate_sheets(GENERAL, 60, 4, dpi=40, population="stress") for t in s.truth["targets"]
+    )
     assert set(MARK_KINDS) - {"stray"} <= set(kinds)
 
 
@@ -89,8 +99,9 @@ def test_straight_party_voter_leaves_partisan_contests_to_the_party():
 def test_crossover_vote_replaces_the_partys_vote_in_that_contest_only():
     # 31 KAR 6:030 §5 as DESIGN.md reads it: an explicit selection in a contest replaces the party's.
     layout = layout_style(GENERAL, "1")
-    plan = forced_plan(layout, "A101", {("straight-party", "REP"): "full_fill",
-                                        ("us-senate", "sen-brennan"): "full_fill"})
+    plan = forced_plan(
+        layout, "A101", {("straight-party", "REP"): "full_fill", ("us-senate", "sen-brennan"): "full_fill"}
+    )
     truth = simulate_sheet(GENERAL, 0, 1, plan=plan, dpi=50, scan_profile="clean").truth
     assert truth["straight_party"] == ["REP"]
     assert truth["contests"]["us-senate"]["intended_votes"] == ["sen-brennan"]
@@ -103,8 +114,7 @@ def test_crossover_vote_replaces_the_partys_vote_in_that_contest_only():
 
 def test_two_straight_party_marks_give_no_party_vote_and_need_review():
     layout = layout_style(GENERAL, "1")
-    plan = forced_plan(layout, "A101", {("straight-party", "REP"): "full_fill",
-                                        ("straight-party", "DEM"): "full_fill"})
+    plan = forced_plan(layout, "A101", {("straight-party", "REP"): "full_fill", ("straight-party", "DEM"): "full_fill"})
     truth = simulate_sheet(GENERAL, 0, 1, plan=plan, dpi=50, scan_profile="clean").truth
     assert truth["contests"]["us-senate"]["intended_votes"] == []
     assert {"code": "overvote", "contest": "straight-party", "option": None, "kind": None} in truth["review_reasons"]
@@ -190,6 +200,7 @@ def test_realistic_population_sends_a_few_per_cent_to_a_person_mostly_write_ins(
     truths = [s.truth for s in simulate_sheets(GENERAL, 200, 16, dpi=30, population="realistic")]
     flagged = [t for t in truths if t["needs_review"]]
     assert 1 <= len(flagged) <= 16, len(flagged)  # 0.5 % to 8 %
-    write_in = sum(any(r["code"] in ("marked_write_in", "unmarked_write_in") for r in t["review_reasons"])
-                   for t in flagged)
+    write_in = sum(
+        any(r["code"] in ("marked_write_in", "unmarked_write_in") for r in t["review_reasons"]) for t in flagged
+    )
     assert write_in > len(flagged) / 2, Counter(r["code"] for t in flagged for r in t["review_reasons"])

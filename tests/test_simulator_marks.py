@@ -40,8 +40,10 @@ def _ink(sheet, page=1) -> np.ndarray:
 
 
 def _box(r: Rect, grow: float = 0.0) -> tuple[slice, slice]:
-    return (slice(int((r.y - grow) * DPI), int(np.ceil((r.bottom + grow) * DPI))),
-            slice(int((r.x - grow) * DPI), int(np.ceil((r.right + grow) * DPI))))
+    return (
+        slice(int((r.y - grow) * DPI), int(np.ceil((r.bottom + grow) * DPI))),
+        slice(int((r.x - grow) * DPI), int(np.ceil((r.right + grow) * DPI))),
+    )
 
 
 def _interior(key=TARGET, inset_px: int = 1) -> tuple[tuple[slice, slice], np.ndarray]:
@@ -50,6 +52,7 @@ def _interior(key=TARGET, inset_px: int = 1) -> tuple[tuple[slice, slice], np.nd
     mask = interior_mask(t, DPI, rows.start, cols.start, (rows.stop - rows.start, cols.stop - cols.start))
     if inset_px:
         from scipy.ndimage import binary_erosion
+
         mask = binary_erosion(mask, iterations=inset_px)
     return (rows, cols), mask
 
@@ -81,11 +84,19 @@ def _codes(sheet) -> set[str]:
 
 def test_mark_kinds_table_is_the_31_kar_6_030_table():
     expected = {  # kind: (scanner reading §2(1), hand-count reading §3(1))
-        "none": ("unmarked", "no_vote"), "full_fill": ("marked", "vote"), "partial_fill": ("marked", "vote"),
-        "light_pencil": ("ambiguous", "vote"), "x_mark": ("ambiguous", "vote"), "check": ("ambiguous", "vote"),
-        "line_through": ("ambiguous", "vote"), "dot": ("ambiguous", "ambiguous"), "circle": ("unmarked", "vote"),
-        "beside_name": ("unmarked", "vote"), "erasure": ("ambiguous", "no_vote"),
-        "hesitation": ("unmarked", "no_vote"), "stray": ("unmarked", "no_vote"),
+        "none": ("unmarked", "no_vote"),
+        "full_fill": ("marked", "vote"),
+        "partial_fill": ("marked", "vote"),
+        "light_pencil": ("ambiguous", "vote"),
+        "x_mark": ("ambiguous", "vote"),
+        "check": ("ambiguous", "vote"),
+        "line_through": ("ambiguous", "vote"),
+        "dot": ("ambiguous", "ambiguous"),
+        "circle": ("unmarked", "vote"),
+        "beside_name": ("unmarked", "vote"),
+        "erasure": ("ambiguous", "no_vote"),
+        "hesitation": ("unmarked", "no_vote"),
+        "stray": ("unmarked", "no_vote"),
     }
     assert {k: (v.scan, v.hand) for k, v in MARK_KINDS.items()} == expected
     assert MARK_KINDS["light_pencil"].scan_accepts == ("marginal", "marked")
@@ -141,7 +152,7 @@ def test_check_has_its_long_stroke_rising_above_the_target():
     sheet = _sheet({TARGET: "check"})
     ink = _ink(sheet)
     b = WHERE[TARGET][1].bounds
-    above = ink[int((b.y - 0.06) * DPI):int((b.y - 0.01) * DPI), int(b.center[0] * DPI):int((b.right + 0.08) * DPI)]
+    above = ink[int((b.y - 0.06) * DPI) : int((b.y - 0.01) * DPI), int(b.center[0] * DPI) : int((b.right + 0.08) * DPI)]
     assert above.any() and _share(ink, _interior()) > 0.05
     assert _entry(sheet)["hand"] == "vote"
 
@@ -264,6 +275,7 @@ def test_pencil_and_blue_pen_are_lighter_than_black_pen():
         sheet = _sheet({TARGET: "full_fill"}, pen=pen, seed=2)
         (rows, cols), m = _interior(inset_px=2)
         return sheet.pages[0][rows, cols][m].mean()
+
     black = mean_inside(BLACK)
     blue = mean_inside(Pen("blue_pen", 80.0, 0.016, grain=0.05))
     pencil = mean_inside(Pen("pencil", 110.0, 0.018, grain=0.3))

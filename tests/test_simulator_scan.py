@@ -37,7 +37,7 @@ def _at(m: np.ndarray, x_in: float, y_in: float) -> tuple[float, float]:
 
 def _dark_at(img: np.ndarray, col: float, row: float, r: int = 1) -> float:
     c, rr = int(col), int(row)
-    return float(img[rr - r:rr + r + 1, c - r:c + r + 1].mean())
+    return float(img[rr - r : rr + r + 1, c - r : c + r + 1].mean())
 
 
 def _mark_side_px(img: np.ndarray, col: float, row: float) -> int:
@@ -180,8 +180,9 @@ def test_back_camera_sees_the_skew_mirrored():
 def test_recorded_transform_finds_every_registration_mark_in_default_scans(seed):
     # Whatever the scanner did (skew, scale, shift, flip, swap, bitonal), the truth's matrix
     # maps each mark's centre onto that mark in the image.
-    sheet = simulate_sheet(ELECTION, seed, 77, dpi=DPI, bitonal_fraction=0.3,
-                           scan_profile=replace(SCAN_PROFILES["rough"], p_streak=0.0))
+    sheet = simulate_sheet(
+        ELECTION, seed, 77, dpi=DPI, bitonal_fraction=0.3, scan_profile=replace(SCAN_PROFILES["rough"], p_streak=0.0)
+    )
     for img, info in zip(sheet.pages, sheet.truth["images"]):
         m = np.array(info["transform"]["page_to_image"])
         assert img.shape == tuple(reversed(info["transform"]["image_size"]))

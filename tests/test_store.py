@@ -80,19 +80,35 @@ def _digest(n: int) -> str:
 
 
 def votes(ballot_id: str = "x", president: str = "pres-hale") -> BallotVotes:
-    return BallotVotes(ballot_id, "1", (ContestVotes("president", "valid", (president,), clauses=("§2(1)(a)",)),
-                                        ContestVotes("us-senate", "undervote", (), undervotes=1)),
-                       precinct_id="A101")
+    return BallotVotes(
+        ballot_id,
+        "1",
+        (
+            ContestVotes("president", "valid", (president,), clauses=("§2(1)(a)",)),
+            ContestVotes("us-senate", "undervote", (), undervotes=1),
+        ),
+        precinct_id="A101",
+    )
 
 
-def outcome(position: int, pages: tuple[int, ...], *, status="counted", occurrence=0, reasons=(), president="pres-hale"):
+def outcome(
+    position: int, pages: tuple[int, ...], *, status="counted", occurrence=0, reasons=(), president="pres-hale"
+):
     images = tuple(PageImage(f"p{n}.jpg", _digest(n)) for n in pages)
     live = status in ("counted", "needs_review")
-    return SheetOutcome(position, sheet_identity(p.sha256 for p in images), images, status, occurrence=occurrence,
-                        reasons=reasons, style_id="1" if live else None, precinct_id="A101" if live else None,
-                        evidence=json.dumps({"score": 0.5}) if live else None,
-                        marks=json.dumps({"id": "x", "style": "1", "marks": {"president": {president: "marked"}}})
-                        if live else None, votes=votes(president=president) if live else None)
+    return SheetOutcome(
+        position,
+        sheet_identity(p.sha256 for p in images),
+        images,
+        status,
+        occurrence=occurrence,
+        reasons=reasons,
+        style_id="1" if live else None,
+        precinct_id="A101" if live else None,
+        evidence=json.dumps({"score": 0.5}) if live else None,
+        marks=json.dumps({"id": "x", "style": "1", "marks": {"president": {president: "marked"}}}) if live else None,
+        votes=votes(president=president) if live else None,
+    )
 
 
 def test_a_new_store_is_sqlite_in_wal_mode_with_foreign_keys_and_full_sync(store):
@@ -153,12 +169,15 @@ def test_a_batch_resumes_but_not_with_another_vote_type(store):
         store.open_batch("A", "election_day", operator="kim")
 
 
-@pytest.mark.parametrize("changed, says", [
-    (dict(tabulator="2"), "tabulator 1, this run 2"),
-    (dict(precinct_id="A101"), "precinct none, this run A101"),
-    (dict(operator="lee"), "operator kim, this run lee"),
-    (dict(operator=None), "operator kim, this run none"),
-])
+@pytest.mark.parametrize(
+    "changed, says",
+    [
+        (dict(tabulator="2"), "tabulator 1, this run 2"),
+        (dict(precinct_id="A101"), "precinct none, this run A101"),
+        (dict(operator="lee"), "operator kim, this run lee"),
+        (dict(operator=None), "operator kim, this run none"),
+    ],
+)
 def test_resuming_a_batch_with_other_details_is_refused_not_silently_kept(store, changed, says):
     """The batch keeps the details it was opened with; a resume that says otherwise is refused and logs nothing."""
     a = store.open_batch("A", "election_day", operator="kim")
@@ -200,8 +219,9 @@ def test_a_sheet_sharing_a_page_with_a_counted_sheet_is_a_duplicate(store):
 
 def test_a_rejected_sheet_does_not_make_its_rescan_a_duplicate(store):
     a = store.open_batch("A", "election_day")
-    store.record_sheets(a.id, [outcome(1, (7,), status="rejected",
-                                       reasons=(SheetReason("missing_back_page", "odd page count"),))])
+    store.record_sheets(
+        a.id, [outcome(1, (7,), status="rejected", reasons=(SheetReason("missing_back_page", "odd page count"),))]
+    )
     [rec] = store.record_sheets(a.id, [outcome(2, (7, 8))])  # the back page found and fed
     assert rec.status == "counted"
 
@@ -210,8 +230,10 @@ def test_the_same_content_twice_in_one_input_is_recorded_once_and_once_as_duplic
     a = store.open_batch("A", "election_day")
     recs = store.record_sheets(a.id, [outcome(1, (1, 2)), outcome(2, (1, 2), occurrence=1)])
     assert [r.status for r in recs] == ["counted", "duplicate"]
-    assert [r.added for r in store.record_sheets(a.id, [outcome(1, (1, 2)), outcome(2, (1, 2), occurrence=1)])] \
-        == [False, False]
+    assert [r.added for r in store.record_sheets(a.id, [outcome(1, (1, 2)), outcome(2, (1, 2), occurrence=1)])] == [
+        False,
+        False,
+    ]
 
 
 def test_a_group_of_sheets_is_recorded_all_or_nothing(store):
@@ -231,12 +253,15 @@ def test_a_new_sheet_never_takes_the_place_of_another_in_its_batch(store):
 
 def test_counts_account_for_every_sheet_by_status_and_reason(store):
     a = store.open_batch("A", "election_day")
-    store.record_sheets(a.id, [
-        outcome(1, (1, 2)),
-        outcome(2, (3, 4), status="needs_review", reasons=(SheetReason("overvote", contest_id="president"),)),
-        outcome(3, (5,), status="rejected", reasons=(SheetReason("missing_back_page"),)),
-        outcome(4, (1, 2), occurrence=1),
-    ])
+    store.record_sheets(
+        a.id,
+        [
+            outcome(1, (1, 2)),
+            outcome(2, (3, 4), status="needs_review", reasons=(SheetReason("overvote", contest_id="president"),)),
+            outcome(3, (5,), status="rejected", reasons=(SheetReason("missing_back_page"),)),
+            outcome(4, (1, 2), occurrence=1),
+        ],
+    )
     [c] = store.batch_counts()
     assert (c.counted, c.needs_review, c.rejected, c.duplicate, c.sheets) == (1, 1, 1, 1, 4)
     assert c.by_reason[("needs_review", "overvote")] == 1
@@ -258,8 +283,12 @@ def test_live_sheets_become_ballot_records_for_the_reports(store):
 def test_adjudicated_votes_are_kept_beside_the_interpreted_ones(store):
     a = store.open_batch("A", "election_day")
     [rec] = store.record_sheets(a.id, [outcome(1, (1, 2))])
-    store.set_modified(rec.sheet_id, [ContestVotes("president", "valid", ("pres-okafor",))], actor="team-1",
-                       note="voter's intent clear")
+    store.set_modified(
+        rec.sheet_id,
+        [ContestVotes("president", "valid", ("pres-okafor",))],
+        actor="team-1",
+        note="voter's intent clear",
+    )
     [r] = list(ballot_records(store))
     assert r.interpreted.contest("president").selections == ("pres-hale",)
     assert r.modified.contest("president").selections == ("pres-okafor",)

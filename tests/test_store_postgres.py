@@ -22,14 +22,22 @@ def test_a_postgresql_store_has_the_same_tables_and_columns_as_a_sqlite_store(tm
     lite = open_store(tmp_path / "s.db")
     pg = open_store(pg_url)
     try:
-        tables = [r[0] for r in lite._db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        tables = [
+            r[0]
+            for r in lite._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
         assert "sheets" in tables and "events" in tables
         for table in tables:
             ours = [r[1] for r in lite._db.execute(f"PRAGMA table_info({table})")]
-            theirs = [r[0] for r in pg._db.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-                (table,))]
+            theirs = [
+                r[0]
+                for r in pg._db.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+                    (table,),
+                )
+            ]
             assert theirs == ours, table
         assert pg._db.execute("SELECT version FROM schema_version").fetchone()[0] == _schema.SCHEMA_VERSION
     finally:
@@ -49,8 +57,10 @@ def test_a_server_that_cannot_be_reached_is_one_line_without_the_password(tmp_pa
 
 
 def test_the_dialect_layer_only_changes_the_parameter_style():
-    assert to_pg("SELECT 1 FROM sheets WHERE identity = ? AND code LIKE 'a%'") == \
-        "SELECT 1 FROM sheets WHERE identity = %s AND code LIKE 'a%%'"
+    assert (
+        to_pg("SELECT 1 FROM sheets WHERE identity = ? AND code LIKE 'a%'")
+        == "SELECT 1 FROM sheets WHERE identity = %s AND code LIKE 'a%%'"
+    )
     assert display_url("postgresql://clerk:s3cret@db.county/count") == "postgresql://clerk:***@db.county/count"
 
 

@@ -148,6 +148,7 @@ def test_count_mismatch_stops_the_import_naming_page_contest_and_counts(tmp_path
     def one_more(doc):
         c = next(c for c in doc["contests"] if c["id"] == "us-senate")
         c["candidates"].append({"id": "sen-extra", "name": "Extra Candidate", "party": "LIB"})
+
     changed = _modified(GENERAL, one_more)
     blanks = write_blanks(load_election(GENERAL), "timing", tmp_path / "blanks", styles=("1",))
     with pytest.raises(TemplateError) as e:
@@ -168,8 +169,9 @@ def test_map_file_fixes_a_confusing_template(election, tmp_path, capsys):
     assert main(["templates", "import", *args]) == 2
     err = capsys.readouterr().err
     assert "circuit-judge" in err and err.count("\n") == 1
-    (tmp_path / "map.json").write_text(json.dumps({"pages": {"blank-2-p2.png": {
-        "style": "2", "page": 2, "ignore": [[x - 0.2, y - 0.15, 0.4, 0.3]]}}}))
+    (tmp_path / "map.json").write_text(
+        json.dumps({"pages": {"blank-2-p2.png": {"style": "2", "page": 2, "ignore": [[x - 0.2, y - 0.15, 0.4, 0.3]]}}})
+    )
     assert main(["templates", "import", *args, "--map", str(tmp_path / "map.json")]) == 0
     tset = TemplateReader(str(tmp_path / "set")).tset
     assert len(tset.pages[0].layout.targets) == len(vendor_layout(election, "2", "boxes").pages[1].targets)

@@ -8,14 +8,22 @@ from tabulate.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 ELECTION = str(ROOT / "samples" / "general" / "election.json")
 
-BALLOTS = {"ballots": [
-    {"id": "A101-0001", "style": "1", "precinct": "A101", "marks": {
-        "straight-party": {"REP": "marked"},
-        "us-senate": {"sen-brennan": "marked"},
-        "mayor": {"may-wells": "marked", "may-garza": "marked"},
-        "us-house-6": {"write-in-1": {"scan": "marked", "write_in_ink": True, "score": 0.55}}}},
-    {"id": "B201-0001", "style": "2", "precinct": "B201", "marks": {}},
-]}
+BALLOTS = {
+    "ballots": [
+        {
+            "id": "A101-0001",
+            "style": "1",
+            "precinct": "A101",
+            "marks": {
+                "straight-party": {"REP": "marked"},
+                "us-senate": {"sen-brennan": "marked"},
+                "mayor": {"may-wells": "marked", "may-garza": "marked"},
+                "us-house-6": {"write-in-1": {"scan": "marked", "write_in_ink": True, "score": 0.55}},
+            },
+        },
+        {"id": "B201-0001", "style": "2", "precinct": "B201", "marks": {}},
+    ]
+}
 
 
 def run(tmp_path, doc, *extra) -> int:
@@ -51,8 +59,12 @@ def test_votes_json_gives_every_contest_and_reason(tmp_path, capsys):
 
 
 def test_a_bad_marks_file_lists_every_problem_and_exits_2(tmp_path, capsys):
-    bad = {"ballots": [{"id": "x", "style": "7", "marks": {}},
-                       {"id": "y", "style": "1", "marks": {"mayor": {"may-nobody": "marked", "may-wells": "X"}}}]}
+    bad = {
+        "ballots": [
+            {"id": "x", "style": "7", "marks": {}},
+            {"id": "y", "style": "1", "marks": {"mayor": {"may-nobody": "marked", "may-wells": "X"}}},
+        ]
+    }
     assert run(tmp_path, bad) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -60,8 +72,10 @@ def test_a_bad_marks_file_lists_every_problem_and_exits_2(tmp_path, capsys):
     assert lines[0].startswith("tabulate: ") and "3 problem(s) in the marks" in lines[0]
     assert lines[1].strip().startswith("$.ballots[0].style: no ballot style '7'")
     assert lines[2].strip().startswith("$.ballots[1].marks.mayor.may-nobody: no option 'may-nobody'")
-    assert lines[3].strip() == "$.ballots[1].marks.mayor.may-wells: 'X' is not a mark class " \
-                               "('marked' | 'marginal' | 'unmarked')"
+    assert (
+        lines[3].strip() == "$.ballots[1].marks.mayor.may-wells: 'X' is not a mark class "
+        "('marked' | 'marginal' | 'unmarked')"
+    )
     assert "Traceback" not in captured.err
 
 
@@ -85,20 +99,33 @@ def test_a_bad_election_file_exits_2(tmp_path, capsys):
 
 # -- write-in names from the shell (issue 9 item 11) ---------------------------------------------
 
-NAMED = {"ballots": [
-    {"id": "named-1", "style": "1", "precinct": "A101", "marks": {
-        "straight-party": {"REP": "marked"},
-        # An eligible declared write-in candidate: §5(1) counts it "for the eligible write-in candidate".
-        "us-senate": {"write-in-1": {"scan": "marked", "write_in_name": "Jenna Foster"}},
-        # No filed candidate of that name: not eligible, so §5(1) leaves the race to the straight party.
-        "us-house-6": {"write-in-1": {"scan": "marked", "write_in_name": "Donald Duck"}}}},
-    {"id": "named-2", "style": "1", "precinct": "A101", "marks": {
-        "us-house-6": {"write-in-1": {"scan": "marked", "write_in_name": "Donald Duck"}}}},
-]}
+NAMED = {
+    "ballots": [
+        {
+            "id": "named-1",
+            "style": "1",
+            "precinct": "A101",
+            "marks": {
+                "straight-party": {"REP": "marked"},
+                # An eligible declared write-in candidate: §5(1) counts it "for the eligible write-in candidate".
+                "us-senate": {"write-in-1": {"scan": "marked", "write_in_name": "Jenna Foster"}},
+                # No filed candidate of that name: not eligible, so §5(1) leaves the race to the straight party.
+                "us-house-6": {"write-in-1": {"scan": "marked", "write_in_name": "Donald Duck"}},
+            },
+        },
+        {
+            "id": "named-2",
+            "style": "1",
+            "precinct": "A101",
+            "marks": {"us-house-6": {"write-in-1": {"scan": "marked", "write_in_name": "Donald Duck"}}},
+        },
+    ]
+}
 
 
 def test_a_marks_file_carries_the_write_in_name_and_votes_resolves_it_with_the_straight_party_fallback(
-        tmp_path, capsys):
+    tmp_path, capsys
+):
     """31 KAR 6:030 §5(1): with a straight-party choice, a write-in of "an eligible write-in candidate in a specific
     race" is counted for that candidate "and the remaining votes on the ballot shall be counted for the straight
     political party"; a name of no eligible candidate (§4(1)) is no such vote, and the party keeps the race."""
@@ -131,9 +158,20 @@ def test_a_write_in_name_round_trips_and_is_checked(tmp_path, capsys):
     mark = ballots[0].marks["us-senate"]["write-in-1"]
     assert mark.write_in_name == "Jenna Foster" and mark.write_in_ink
     assert parse_marks(election, {"ballots": [marks_to_dict(b) for b in ballots]}) == ballots
-    bad = {"ballots": [{"id": "x", "style": "1", "marks": {"us-senate": {
-        "sen-brennan": {"scan": "marked", "write_in_name": "Jo"},
-        "write-in-1": {"scan": "marked", "write_in_name": "Jo", "write_in_ink": False}}}}]}
+    bad = {
+        "ballots": [
+            {
+                "id": "x",
+                "style": "1",
+                "marks": {
+                    "us-senate": {
+                        "sen-brennan": {"scan": "marked", "write_in_name": "Jo"},
+                        "write-in-1": {"scan": "marked", "write_in_name": "Jo", "write_in_ink": False},
+                    }
+                },
+            }
+        ]
+    }
     assert run(tmp_path, bad) == 2
     err = capsys.readouterr().err
     assert "sen-brennan.write_in_name: only a write-in line has a write-in area" in err
@@ -146,7 +184,7 @@ def test_write_in_asks_the_resolver_from_the_shell_and_cites_the_clause(capsys):
     assert main(["write-in", "Foster", "--election", ELECTION, "--contest", "us-senate"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("'Foster' in United States Senator: a vote for Jenna Foster [sen-wi-foster]")
-    assert "31 KAR 6:030 §4(5): \"Writing in only the surname" in out
+    assert '31 KAR 6:030 §4(5): "Writing in only the surname' in out
     assert main(["write-in", "Whitaker", "--election", ELECTION, "--contest", "us-house-6"]) == 0
     out = capsys.readouterr().out  # two filed candidates share the surname: "shall not constitute a vote"
     assert ": not counted" in out.splitlines()[0] and "more than one filed candidate" in out
@@ -171,8 +209,12 @@ def test_a_write_in_of_the_candidate_the_voter_also_marked_is_no_overvote_and_th
     election = load_election(ELECTION)
 
     def senate(name):
-        marks = {"us-senate": {"sen-brennan": OptionMark(scan="marked"),
-                               "write-in-1": OptionMark(scan="marked", write_in_ink=True, write_in_name=name)}}
+        marks = {
+            "us-senate": {
+                "sen-brennan": OptionMark(scan="marked"),
+                "write-in-1": OptionMark(scan="marked", write_in_ink=True, write_in_name=name),
+            }
+        }
         named = apply_write_in_names(election, BallotMarks("x", "1", marks))
         return named.votes.contest("us-senate"), named.named[0]
 

@@ -26,17 +26,27 @@ def decide(name, contest=SENATE, **kw) -> tuple[str, str | None, str]:
 
 def governor_election():
     doc = {
-        "title": "General", "date": "2027-11-02", "type": "general", "jurisdiction": "Test County",
+        "title": "General",
+        "date": "2027-11-02",
+        "type": "general",
+        "jurisdiction": "Test County",
         "parties": [{"id": "R", "name": "Red", "abbreviation": "RED"}],
-        "contests": [{
-            "id": "governor", "type": "candidate", "title": "Governor and Lieutenant Governor", "vote_for": 1,
-            "slate": True, "office": "governor", "write_ins": 1,
-            "candidates": [{"id": "g-r", "name": "Ray Redd", "running_mate": "Lou Lane", "party": "R"}],
-            "declared_write_ins": [
-                {"id": "g-wi-oneal", "name": "Mary O'Neal-Price", "running_mate": "Sam Ortiz", "variations": []},
-                {"id": "g-wi-ortiz", "name": "Paula Ortiz", "running_mate": "Tim Tate", "variations": []},
-            ],
-        }],
+        "contests": [
+            {
+                "id": "governor",
+                "type": "candidate",
+                "title": "Governor and Lieutenant Governor",
+                "vote_for": 1,
+                "slate": True,
+                "office": "governor",
+                "write_ins": 1,
+                "candidates": [{"id": "g-r", "name": "Ray Redd", "running_mate": "Lou Lane", "party": "R"}],
+                "declared_write_ins": [
+                    {"id": "g-wi-oneal", "name": "Mary O'Neal-Price", "running_mate": "Sam Ortiz", "variations": []},
+                    {"id": "g-wi-ortiz", "name": "Paula Ortiz", "running_mate": "Tim Tate", "variations": []},
+                ],
+            }
+        ],
         "precincts": [{"id": "P1", "name": "One"}],
         "ballot_styles": [{"id": "s", "precincts": ["P1"], "contests": ["governor"]}],
     }
@@ -44,6 +54,7 @@ def governor_election():
 
 
 # -- valid write-ins ---------------------------------------------------------------------------
+
 
 def test_the_full_name_of_a_declared_write_in_candidate_is_a_vote_for_them():
     assert decide("Jenna Foster") == ("candidate", "sen-wi-foster", "31 KAR 6:030 §2(1)(b)")
@@ -85,12 +96,27 @@ def test_a_misspelt_surname_that_two_filed_candidates_share_is_not_a_vote():
 
 def test_a_misspelling_that_could_be_either_of_two_different_surnames_goes_to_a_person():
     doc = {
-        "title": "S", "date": "2027-05-18", "type": "special", "jurisdiction": "T", "parties": [],
-        "contests": [{"id": "c", "type": "candidate", "title": "Clerk", "vote_for": 1, "write_ins": 1,
-                      "candidates": [],
-                      "declared_write_ins": [{"id": "w-dawson", "name": "Kim Dawson"},
-                                             {"id": "w-lawson", "name": "Lee Lawson"}]}],
-        "precincts": [{"id": "P", "name": "P"}], "ballot_styles": [{"id": "s", "precincts": ["P"], "contests": ["c"]}],
+        "title": "S",
+        "date": "2027-05-18",
+        "type": "special",
+        "jurisdiction": "T",
+        "parties": [],
+        "contests": [
+            {
+                "id": "c",
+                "type": "candidate",
+                "title": "Clerk",
+                "vote_for": 1,
+                "write_ins": 1,
+                "candidates": [],
+                "declared_write_ins": [
+                    {"id": "w-dawson", "name": "Kim Dawson"},
+                    {"id": "w-lawson", "name": "Lee Lawson"},
+                ],
+            }
+        ],
+        "precincts": [{"id": "P", "name": "P"}],
+        "ballot_styles": [{"id": "s", "precincts": ["P"], "contests": ["c"]}],
     }
     d = resolve_write_in("Mawson", parse_election(doc).contest("c"))
     assert d.outcome == "person_must_decide" and set(d.candidates) == {"w-dawson", "w-lawson"}
@@ -133,6 +159,7 @@ def test_apostrophes_and_hyphens_keep_a_surname_whole():
 
 # -- not counted -------------------------------------------------------------------------------
 
+
 def test_writing_in_only_a_surname_shared_by_two_filed_candidates_is_not_a_vote():
     """§4(5): "If there is more than one (1) filed candidate with the same surname for that office, writing
     in only the last name or surname shall not constitute a vote"."""
@@ -155,12 +182,24 @@ def test_writing_in_only_the_first_name_of_an_eligible_candidate_is_not_a_valid_
 
 def test_a_first_name_is_not_taken_for_a_misspelt_surname():
     doc = {
-        "title": "S", "date": "2027-05-18", "type": "special", "jurisdiction": "T", "parties": [],
-        "contests": [{"id": "c", "type": "candidate", "title": "Clerk", "vote_for": 1, "write_ins": 1,
-                      "candidates": [],
-                      "declared_write_ins": [{"id": "w-mark", "name": "Mark Dawson"},
-                                             {"id": "w-marks", "name": "Lee Marks"}]}],
-        "precincts": [{"id": "P", "name": "P"}], "ballot_styles": [{"id": "s", "precincts": ["P"], "contests": ["c"]}],
+        "title": "S",
+        "date": "2027-05-18",
+        "type": "special",
+        "jurisdiction": "T",
+        "parties": [],
+        "contests": [
+            {
+                "id": "c",
+                "type": "candidate",
+                "title": "Clerk",
+                "vote_for": 1,
+                "write_ins": 1,
+                "candidates": [],
+                "declared_write_ins": [{"id": "w-mark", "name": "Mark Dawson"}, {"id": "w-marks", "name": "Lee Marks"}],
+            }
+        ],
+        "precincts": [{"id": "P", "name": "P"}],
+        "ballot_styles": [{"id": "s", "precincts": ["P"], "contests": ["c"]}],
     }
     contest = parse_election(doc).contest("c")
     assert resolve_write_in("Mark", contest).clause == "31 KAR 6:030 §4(6)"
@@ -195,8 +234,14 @@ def test_leaving_out_a_filed_middle_initial_still_complies_with_the_filed_name()
 def test_a_write_in_for_a_candidate_already_on_the_ballot_is_not_counted():
     """§4(2): "A write-in vote for a candidate whose name already appears on the ballot as a candidate shall
     not be counted as a vote"."""
-    for written, contest in (("Robert Caldwell", SENATE), ("Caldwell", SENATE), ("Marcus Hale", PRESIDENT),
-                             ("Prewitt", PRESIDENT), ("Caldwel", SENATE), ("Bob Caldwell", SENATE)):
+    for written, contest in (
+        ("Robert Caldwell", SENATE),
+        ("Caldwell", SENATE),
+        ("Marcus Hale", PRESIDENT),
+        ("Prewitt", PRESIDENT),
+        ("Caldwel", SENATE),
+        ("Bob Caldwell", SENATE),
+    ):
         d = resolve_write_in(written, contest)
         assert (d.outcome, d.clause) == ("not_counted", "31 KAR 6:030 §4(2)"), written
 
@@ -204,11 +249,24 @@ def test_a_write_in_for_a_candidate_already_on_the_ballot_is_not_counted():
 def test_a_surname_shared_by_a_printed_candidate_and_a_declared_write_in_is_not_a_vote():
     """§4(5) counts every "filed candidate ... for that office", printed or declared."""
     doc = {
-        "title": "S", "date": "2027-05-18", "type": "special", "jurisdiction": "T", "parties": [],
-        "contests": [{"id": "c", "type": "candidate", "title": "Clerk", "vote_for": 1, "write_ins": 1,
-                      "candidates": [{"id": "p-gray", "name": "Pat Gray"}],
-                      "declared_write_ins": [{"id": "w-gray", "name": "Lee Gray"}]}],
-        "precincts": [{"id": "P", "name": "P"}], "ballot_styles": [{"id": "s", "precincts": ["P"], "contests": ["c"]}],
+        "title": "S",
+        "date": "2027-05-18",
+        "type": "special",
+        "jurisdiction": "T",
+        "parties": [],
+        "contests": [
+            {
+                "id": "c",
+                "type": "candidate",
+                "title": "Clerk",
+                "vote_for": 1,
+                "write_ins": 1,
+                "candidates": [{"id": "p-gray", "name": "Pat Gray"}],
+                "declared_write_ins": [{"id": "w-gray", "name": "Lee Gray"}],
+            }
+        ],
+        "precincts": [{"id": "P", "name": "P"}],
+        "ballot_styles": [{"id": "s", "precincts": ["P"], "contests": ["c"]}],
     }
     contest = parse_election(doc).contest("c")
     assert resolve_write_in("Gray", contest).clause == "31 KAR 6:030 §4(5)"
@@ -249,6 +307,7 @@ def test_a_decision_is_frozen_and_keeps_the_normalised_name():
 
 
 # -- the name helpers ----------------------------------------------------------------------------
+
 
 def test_normalise_and_split_names():
     assert normalise("  O'Brien,  Mary-Kate ") == "marykate obrien"

@@ -50,8 +50,15 @@ def _now() -> str:
     return now_utc()
 
 
-def append(conn: sqlite3.Connection, actor: str, action: str, *, sheet_id: str | None = None,
-           detail: Mapping[str, Any] | None = None, facts: Mapping[str, str] | None = None) -> LogEntry:
+def append(
+    conn: sqlite3.Connection,
+    actor: str,
+    action: str,
+    *,
+    sheet_id: str | None = None,
+    detail: Mapping[str, Any] | None = None,
+    facts: Mapping[str, str] | None = None,
+) -> LogEntry:
     """Append one entry; inside the caller's transaction when there is one.
 
     ``facts`` seals rows written in the same transaction (``decision:<id>``).
@@ -65,8 +72,14 @@ def _entry(e: journal.JournalEntry) -> LogEntry:
     return LogEntry(e.seq, e.at, e.actor or "", e.kind, e.sheet, e.data, e.prev_hash, e.hash, e.facts)
 
 
-def entries(conn: sqlite3.Connection, *, sheet_id: str | None = None, action: str | None = None,
-            limit: int | None = None, newest_first: bool = False) -> Iterator[LogEntry]:
+def entries(
+    conn: sqlite3.Connection,
+    *,
+    sheet_id: str | None = None,
+    action: str | None = None,
+    limit: int | None = None,
+    newest_first: bool = False,
+) -> Iterator[LogEntry]:
     """Entries in sequence order (or newest first), optionally for one sheet or action."""
     for e in journal.entries(conn, sheet=sheet_id, kind=action, limit=limit, newest_first=newest_first):
         yield _entry(e)

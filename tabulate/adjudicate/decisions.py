@@ -70,11 +70,23 @@ class Decision:
 
 
 def _decision(row: sqlite3.Row) -> Decision:
-    return Decision(row["id"], row["sheet_id"], row["round"], row["panel"], row["decided_by"],
-                    tuple(json.loads(row["members"])), Entry.from_json(json.loads(row["payload"])),
-                    json.loads(row["before_votes"]), json.loads(row["after_votes"]), json.loads(row["write_ins"]),
-                    json.loads(row["why"]), row["created_at"], bool(row["applied"]), row["reopened_at"],
-                    row["reopen_reason"])
+    return Decision(
+        row["id"],
+        row["sheet_id"],
+        row["round"],
+        row["panel"],
+        row["decided_by"],
+        tuple(json.loads(row["members"])),
+        Entry.from_json(json.loads(row["payload"])),
+        json.loads(row["before_votes"]),
+        json.loads(row["after_votes"]),
+        json.loads(row["write_ins"]),
+        json.loads(row["why"]),
+        row["created_at"],
+        bool(row["applied"]),
+        row["reopened_at"],
+        row["reopen_reason"],
+    )
 
 
 def _dumps(value) -> str:
@@ -89,21 +101,35 @@ def before_of(sheet: ReviewSheet) -> dict:
             if r.contest_id and r.option_id:
                 m = sheet.marks.marks.get(r.contest_id, {}).get(r.option_id)
                 if m is not None:
-                    scores[f"{r.contest_id}/{r.option_id}"] = {"scan": m.scan, "hand": m.hand, "score": m.score,
-                                                               "write_in_ink": m.write_in_ink}
-    return {"status": sheet.status,
-            "votes": votes_to_dict(sheet.interpreted) if sheet.interpreted is not None else None,
-            "reasons": [{"code": r.code, "contest": r.contest_id, "option": r.option_id, "detail": r.detail}
-                        for r in sheet.reasons],
-            "targets": scores}
+                    scores[f"{r.contest_id}/{r.option_id}"] = {
+                        "scan": m.scan,
+                        "hand": m.hand,
+                        "score": m.score,
+                        "write_in_ink": m.write_in_ink,
+                    }
+    return {
+        "status": sheet.status,
+        "votes": votes_to_dict(sheet.interpreted) if sheet.interpreted is not None else None,
+        "reasons": [
+            {"code": r.code, "contest": r.contest_id, "option": r.option_id, "detail": r.detail} for r in sheet.reasons
+        ],
+        "targets": scores,
+    }
 
 
 def _state_for(panel: Panel) -> str:
     return BOARD if panel.kind == BOARD else "open"
 
 
-def record_entry(conn: sqlite3.Connection, source: StoreSource, panel: Panel, user: User, entry: Entry, *,
-                 shared_screen: bool = False) -> RecordResult:
+def record_entry(
+    conn: sqlite3.Connection,
+    source: StoreSource,
+    panel: Panel,
+    user: User,
+    entry: Entry,
+    *,
+    shared_screen: bool = False,
+) -> RecordResult:
     """Record ``user``'s entry for the ballot their panel holds, and decide it if the panel now agrees.
 
     The lease check, the entry, the resolution and the audit log entries are
@@ -128,45 +154,84 @@ def record_entry(conn: sqlite3.Connection, source: StoreSource, panel: Panel, us
             "UPDATE adj_ballots SET lease_panel = ?, lease_user = ?, lease_expires = max(coalesce(lease_expires, 0), ?)"
             " WHERE sheet_id = ? AND state = ? AND round = ? AND (lease_panel = ? OR lease_panel IS NULL "
             " OR lease_expires <= ?) RETURNING round",
-            (panel.key, user.id, now + 60, entry.sheet_id, _state_for(panel), entry.round, panel.key, now)).fetchone()
+            (panel.key, user.id, now + 60, entry.sheet_id, _state_for(panel), entry.round, panel.key, now),
+        ).fetchone()
         if row is None:
-            raise LeaseLost(f"ballot {entry.sheet_id} is no longer this panel's to decide (it was decided, "
-                            "reopened, or its lease lapsed and another panel took it)")
+            raise LeaseLost(
+                f"ballot {entry.sheet_id} is no longer this panel's to decide (it was decided, "
+                "reopened, or its lease lapsed and another panel took it)"
+            )
         digest = entry.digest()
         conn.execute(
             "INSERT INTO adj_entries (sheet_id, round, panel, user_id, digest, payload, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sheet_id, round, panel, user_id) DO UPDATE SET "
             "digest = excluded.digest, payload = excluded.payload, created_at = excluded.created_at",
-            (entry.sheet_id, entry.round, panel.key, user.id, digest, _dumps(entry.to_json()), auditlog._now()))
-        auditlog.append(conn, user.name, "entry", sheet_id=entry.sheet_id, detail={
-            "ballot": sheet.ballot_id, "round": entry.round, "panel": panel.key, "party": user.party,
-            "digest": digest, "entry": entry.to_json(), "shared_screen": shared_screen})
+            (entry.sheet_id, entry.round, panel.key, user.id, digest, _dumps(entry.to_json()), auditlog._now()),
+        )
+        auditlog.append(
+            conn,
+            user.name,
+            "entry",
+            sheet_id=entry.sheet_id,
+            detail={
+                "ballot": sheet.ballot_id,
+                "round": entry.round,
+                "panel": panel.key,
+                "party": user.party,
+                "digest": digest,
+                "entry": entry.to_json(),
+                "shared_screen": shared_screen,
+            },
+        )
         return _resolve(conn, source, sheet, panel, entry, decided)
 
 
 def _entries(conn: sqlite3.Connection, sheet_id: str, rnd: int, panel: Panel) -> list[sqlite3.Row]:
-    return conn.execute("SELECT * FROM adj_entries WHERE sheet_id = ? AND round = ? AND panel = ? ORDER BY id",
-                        (sheet_id, rnd, panel.key)).fetchall()
+    return conn.execute(
+        "SELECT * FROM adj_entries WHERE sheet_id = ? AND round = ? AND panel = ? ORDER BY id",
+        (sheet_id, rnd, panel.key),
+    ).fetchall()
 
 
 def _resolve(conn, source, sheet: ReviewSheet, panel: Panel, entry: Entry, decided: DecidedVotes) -> RecordResult:
-    rows = [r for r in _entries(conn, entry.sheet_id, entry.round, panel)
-            if r["user_id"] in {m.id for m in panel.members}]
+    rows = [
+        r for r in _entries(conn, entry.sheet_id, entry.round, panel) if r["user_id"] in {m.id for m in panel.members}
+    ]
     names = {m.id: m.label for m in panel.members}
     if panel.kind != BOARD:
         if len(rows) < len(panel.members):
-            return RecordResult(WAITING, entries=len(rows), needed=len(panel.members),
-                                message="Recorded. The ballot is decided when your partner's entry matches.")
+            return RecordResult(
+                WAITING,
+                entries=len(rows),
+                needed=len(panel.members),
+                message="Recorded. The ballot is decided when your partner's entry matches.",
+            )
         if len({r["digest"] for r in rows}) == 1:
             return _finalize(conn, sheet, panel, decided, _supporters(rows, names), "team")
-        conn.execute("UPDATE adj_ballots SET state = 'board', lease_panel = NULL, lease_user = NULL, "
-                     "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?", (auditlog._now(), entry.sheet_id))
-        auditlog.append(conn, "system", "escalated", sheet_id=entry.sheet_id, detail={
-            "ballot": sheet.ballot_id, "round": entry.round, "panel": panel.key,
-            "why": "the team's entries differ: the county board decides",
-            "entries": {names[r["user_id"]]: json.loads(r["payload"]) for r in rows}})
-        return RecordResult(ESCALATED, entries=len(rows), needed=len(panel.members),
-                            message="The two entries differ: the ballot goes to the county board.")
+        conn.execute(
+            "UPDATE adj_ballots SET state = 'board', lease_panel = NULL, lease_user = NULL, "
+            "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
+            (auditlog._now(), entry.sheet_id),
+        )
+        auditlog.append(
+            conn,
+            "system",
+            "escalated",
+            sheet_id=entry.sheet_id,
+            detail={
+                "ballot": sheet.ballot_id,
+                "round": entry.round,
+                "panel": panel.key,
+                "why": "the team's entries differ: the county board decides",
+                "entries": {names[r["user_id"]]: json.loads(r["payload"]) for r in rows},
+            },
+        )
+        return RecordResult(
+            ESCALATED,
+            entries=len(rows),
+            needed=len(panel.members),
+            message="The two entries differ: the ballot goes to the county board.",
+        )
     # The quorum is the board's as configured, read now: disabling members while a ballot is
     # in progress does not lower it (31 KAR 4:220 Section 9(12)(a), see `board_quorum`).
     needed = board_quorum(conn, source.election().adjudication.board_members)
@@ -179,11 +244,19 @@ def _resolve(conn, source, sheet: ReviewSheet, panel: Panel, entry: Entry, decid
             decided = decided_votes(source.election(), sheet, Entry.from_json(json.loads(best[0]["payload"])))
         return _finalize(conn, sheet, panel, decided, _supporters(best, names), "board")
     if len(rows) >= len(panel.members):
-        return RecordResult(NO_MAJORITY, entries=len(rows), needed=needed,
-                            message="Every board member has entered and no entry has a majority: "
-                                    "discuss, and change entries until a majority agrees.")
-    return RecordResult(WAITING, entries=len(rows), needed=needed,
-                        message=f"Recorded. {needed} board members must agree (a majority of the county board).")
+        return RecordResult(
+            NO_MAJORITY,
+            entries=len(rows),
+            needed=needed,
+            message="Every board member has entered and no entry has a majority: "
+            "discuss, and change entries until a majority agrees.",
+        )
+    return RecordResult(
+        WAITING,
+        entries=len(rows),
+        needed=needed,
+        message=f"Recorded. {needed} board members must agree (a majority of the county board).",
+    )
 
 
 def _supporters(rows: list[sqlite3.Row], names: Mapping[int, str]) -> list[tuple[str, Entry]]:
@@ -191,35 +264,85 @@ def _supporters(rows: list[sqlite3.Row], names: Mapping[int, str]) -> list[tuple
     return [(names[r["user_id"]], Entry.from_json(json.loads(r["payload"]))) for r in rows]
 
 
-def _finalize(conn, sheet: ReviewSheet, panel: Panel, decided: DecidedVotes, supporters: list[tuple[str, Entry]],
-              decided_by: str) -> RecordResult:
+def _finalize(
+    conn, sheet: ReviewSheet, panel: Panel, decided: DecidedVotes, supporters: list[tuple[str, Entry]], decided_by: str
+) -> RecordResult:
     """Record the decision the supporters' (equal) entries make; the first entry is kept as the decision's."""
     members = [name for name, _ in supporters]
     entry = supporters[0][1]
     notes = "; ".join(f"{name}: {e.note}" for name, e in supporters if e.note)
-    entry = Entry(entry.sheet_id, entry.round, entry.style_id, entry.precinct_id, entry.marked, entry.write_ins,
-                  entry.manual, notes[:MAX_NOTE_CHARS])
-    why = {"reasons": [{"code": r.code, "contest": r.contest_id, "option": r.option_id, "detail": r.detail}
-                       for r in sheet.reasons],
-           "notes": list(decided.notes), "note": notes, "manual": entry.manual,
-           "clauses": {cv.contest_id: list(cv.clauses) for cv in decided.votes.contests},
-           "write_in_clauses": {f"{c}/{o}": {"clause": p.clause, "proposed": p.outcome,
-                                             "candidate": p.candidate_id, "explanation": p.explanation}
-                                for (c, o), p in decided.proposals.items()}}
+    entry = Entry(
+        entry.sheet_id,
+        entry.round,
+        entry.style_id,
+        entry.precinct_id,
+        entry.marked,
+        entry.write_ins,
+        entry.manual,
+        notes[:MAX_NOTE_CHARS],
+    )
+    why = {
+        "reasons": [
+            {"code": r.code, "contest": r.contest_id, "option": r.option_id, "detail": r.detail} for r in sheet.reasons
+        ],
+        "notes": list(decided.notes),
+        "note": notes,
+        "manual": entry.manual,
+        "clauses": {cv.contest_id: list(cv.clauses) for cv in decided.votes.contests},
+        "write_in_clauses": {
+            f"{c}/{o}": {
+                "clause": p.clause,
+                "proposed": p.outcome,
+                "candidate": p.candidate_id,
+                "explanation": p.explanation,
+            }
+            for (c, o), p in decided.proposals.items()
+        },
+    }
     before = before_of(sheet)
     after = votes_to_dict(decided.votes)
     write_ins = {f"{c}/{o}": v for (c, o), v in decided.write_ins.items()}
     cur = conn.execute(
         "INSERT INTO adj_decisions (sheet_id, round, panel, decided_by, members, payload, before_votes, after_votes,"
         " write_ins, why, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (entry.sheet_id, entry.round, panel.key, decided_by, _dumps(members), _dumps(entry.to_json()),
-         _dumps(before), _dumps(after), _dumps(write_ins), _dumps(why), auditlog._now()))
-    conn.execute("UPDATE adj_ballots SET state = 'decided', lease_panel = NULL, lease_user = NULL, "
-                 "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?", (auditlog._now(), entry.sheet_id))
-    auditlog.append(conn, " & ".join(members), "decision", sheet_id=entry.sheet_id, detail={
-        "decision": cur.lastrowid, "ballot": sheet.ballot_id, "round": entry.round, "panel": panel.key,
-        "decided_by": decided_by, "members": members, "before": before, "after": after,
-        "write_ins": write_ins, "why": why}, facts=seal_decision(conn, cur.lastrowid))
+        (
+            entry.sheet_id,
+            entry.round,
+            panel.key,
+            decided_by,
+            _dumps(members),
+            _dumps(entry.to_json()),
+            _dumps(before),
+            _dumps(after),
+            _dumps(write_ins),
+            _dumps(why),
+            auditlog._now(),
+        ),
+    )
+    conn.execute(
+        "UPDATE adj_ballots SET state = 'decided', lease_panel = NULL, lease_user = NULL, "
+        "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
+        (auditlog._now(), entry.sheet_id),
+    )
+    auditlog.append(
+        conn,
+        " & ".join(members),
+        "decision",
+        sheet_id=entry.sheet_id,
+        detail={
+            "decision": cur.lastrowid,
+            "ballot": sheet.ballot_id,
+            "round": entry.round,
+            "panel": panel.key,
+            "decided_by": decided_by,
+            "members": members,
+            "before": before,
+            "after": after,
+            "write_ins": write_ins,
+            "why": why,
+        },
+        facts=seal_decision(conn, cur.lastrowid),
+    )
     return RecordResult(DECIDED, cur.lastrowid, message="Decided: " + " & ".join(members) + " agree.")
 
 
@@ -239,8 +362,9 @@ def apply_pending(conn: sqlite3.Connection, source: StoreSource) -> int:
         try:
             source.apply(d.sheet_id, Applied(decided.votes, decided.write_ins, " & ".join(d.members), note))
         except (SourceError, KeyError) as e:
-            auditlog.append(conn, "system", "apply_failed", sheet_id=d.sheet_id,
-                            detail={"decision": d.id, "error": str(e)})
+            auditlog.append(
+                conn, "system", "apply_failed", sheet_id=d.sheet_id, detail={"decision": d.id, "error": str(e)}
+            )
             continue
         conn.execute("UPDATE adj_decisions SET applied = 1 WHERE id = ? AND applied = 0", (d.id,))
         done += 1
@@ -263,20 +387,31 @@ def reopen(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, user: U
     if not reason:
         raise DecisionError(["say why the ballot is reopened"])
     with transaction(conn):
-        row = conn.execute("SELECT round FROM adj_ballots WHERE sheet_id = ? AND state = 'decided'",
-                           (sheet_id,)).fetchone()
+        row = conn.execute(
+            "SELECT round FROM adj_ballots WHERE sheet_id = ? AND state = 'decided'", (sheet_id,)
+        ).fetchone()
         if row is None:
             raise DecisionError([f"ballot {sheet_id} is not decided"])
         rnd = row[0]
         dec = conn.execute("SELECT id FROM adj_decisions WHERE sheet_id = ? AND round = ?", (sheet_id, rnd)).fetchone()
-        conn.execute("UPDATE adj_decisions SET reopened_at = ?, reopened_by = ?, reopen_reason = ? "
-                     "WHERE sheet_id = ? AND round = ?", (auditlog._now(), user.id, reason[:1000], sheet_id, rnd))
-        conn.execute("UPDATE adj_ballots SET state = 'board', round = round + 1, lease_panel = NULL, "
-                     "lease_user = NULL, lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
-                     (auditlog._now(), sheet_id))
-        auditlog.append(conn, user.name, "reopen", sheet_id=sheet_id, detail={
-            "round": rnd, "new_round": rnd + 1, "decision": dec[0] if dec else None, "reason": reason[:1000]},
-            facts=seal_decision(conn, dec[0]) if dec else None)
+        conn.execute(
+            "UPDATE adj_decisions SET reopened_at = ?, reopened_by = ?, reopen_reason = ? "
+            "WHERE sheet_id = ? AND round = ?",
+            (auditlog._now(), user.id, reason[:1000], sheet_id, rnd),
+        )
+        conn.execute(
+            "UPDATE adj_ballots SET state = 'board', round = round + 1, lease_panel = NULL, "
+            "lease_user = NULL, lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
+            (auditlog._now(), sheet_id),
+        )
+        auditlog.append(
+            conn,
+            user.name,
+            "reopen",
+            sheet_id=sheet_id,
+            detail={"round": rnd, "new_round": rnd + 1, "decision": dec[0] if dec else None, "reason": reason[:1000]},
+            facts=seal_decision(conn, dec[0]) if dec else None,
+        )
     source.unapply(sheet_id, actor=user.name, note=f"reopened: {reason[:200]}")
     return rnd + 1
 
@@ -295,16 +430,36 @@ def decisions(conn: sqlite3.Connection, *, sheet_id: str | None = None, current_
 
 
 def my_entry(conn: sqlite3.Connection, sheet_id: str, rnd: int, panel: Panel, user: User) -> Entry | None:
-    row = conn.execute("SELECT payload FROM adj_entries WHERE sheet_id = ? AND round = ? AND panel = ? AND user_id = ?",
-                       (sheet_id, rnd, panel.key, user.id)).fetchone()
+    row = conn.execute(
+        "SELECT payload FROM adj_entries WHERE sheet_id = ? AND round = ? AND panel = ? AND user_id = ?",
+        (sheet_id, rnd, panel.key, user.id),
+    ).fetchone()
     return Entry.from_json(json.loads(row[0])) if row else None
 
 
 def entered_by(conn: sqlite3.Connection, sheet_id: str, rnd: int, panel: Panel) -> set[int]:
     """Ids of the panel's members who have an entry on this ballot's round (not what they entered)."""
-    return {r[0] for r in conn.execute("SELECT user_id FROM adj_entries WHERE sheet_id = ? AND round = ? AND panel = ?",
-                                       (sheet_id, rnd, panel.key))}
+    return {
+        r[0]
+        for r in conn.execute(
+            "SELECT user_id FROM adj_entries WHERE sheet_id = ? AND round = ? AND panel = ?", (sheet_id, rnd, panel.key)
+        )
+    }
 
 
-__all__ = ["DECIDED", "ESCALATED", "NO_MAJORITY", "WAITING", "Decision", "DecisionError", "RecordResult",
-           "apply_pending", "before_of", "decisions", "entered_by", "my_entry", "record_entry", "reopen"]
+__all__ = [
+    "DECIDED",
+    "ESCALATED",
+    "NO_MAJORITY",
+    "WAITING",
+    "Decision",
+    "DecisionError",
+    "RecordResult",
+    "apply_pending",
+    "before_of",
+    "decisions",
+    "entered_by",
+    "my_entry",
+    "record_entry",
+    "reopen",
+]

@@ -92,9 +92,15 @@ class Entry:
 
         The spelling of a name read and the note are not compared.
         """
-        out = {"style": self.style_id, "marked": {c: sorted(o) for c, o in sorted(self.marked.items())},
-               "write_ins": {f"{w.contest_id}/{w.option_id}": w.outcome for w in self.write_ins
-                             if w.option_id in self.marked.get(w.contest_id, ()) and w.has_name}}
+        out = {
+            "style": self.style_id,
+            "marked": {c: sorted(o) for c, o in sorted(self.marked.items())},
+            "write_ins": {
+                f"{w.contest_id}/{w.option_id}": w.outcome
+                for w in self.write_ins
+                if w.option_id in self.marked.get(w.contest_id, ()) and w.has_name
+            },
+        }
         if self.manual:
             out["precinct"] = self.precinct_id
         return out
@@ -103,19 +109,41 @@ class Entry:
         return hashlib.sha256(canonical_json(self.agreement())).hexdigest()
 
     def to_json(self) -> dict:
-        return {"sheet_id": self.sheet_id, "round": self.round, "style": self.style_id,
-                "precinct": self.precinct_id, "manual": self.manual, "note": self.note,
-                "marked": {c: list(o) for c, o in self.marked.items()},
-                "write_ins": [{"contest": w.contest_id, "option": w.option_id, "name": w.name,
-                               "sticker": w.sticker, "outcome": w.outcome} for w in self.write_ins]}
+        return {
+            "sheet_id": self.sheet_id,
+            "round": self.round,
+            "style": self.style_id,
+            "precinct": self.precinct_id,
+            "manual": self.manual,
+            "note": self.note,
+            "marked": {c: list(o) for c, o in self.marked.items()},
+            "write_ins": [
+                {
+                    "contest": w.contest_id,
+                    "option": w.option_id,
+                    "name": w.name,
+                    "sticker": w.sticker,
+                    "outcome": w.outcome,
+                }
+                for w in self.write_ins
+            ],
+        }
 
     @classmethod
     def from_json(cls, d: Mapping) -> Entry:
-        return cls(d["sheet_id"], int(d["round"]), d["style"], d.get("precinct"),
-                   {c: tuple(o) for c, o in d["marked"].items()},
-                   tuple(WriteInReading(w["contest"], w["option"], w["name"], bool(w.get("sticker")),
-                                        w.get("outcome")) for w in d.get("write_ins", ())),
-                   bool(d.get("manual")), d.get("note", ""))
+        return cls(
+            d["sheet_id"],
+            int(d["round"]),
+            d["style"],
+            d.get("precinct"),
+            {c: tuple(o) for c, o in d["marked"].items()},
+            tuple(
+                WriteInReading(w["contest"], w["option"], w["name"], bool(w.get("sticker")), w.get("outcome"))
+                for w in d.get("write_ins", ())
+            ),
+            bool(d.get("manual")),
+            d.get("note", ""),
+        )
 
 
 @dataclass(frozen=True)
@@ -143,8 +171,9 @@ def check_entry(election: Election, sheet: ReviewSheet, entry: Entry) -> None:
     except KeyError:
         raise DecisionError([f"ballot style {entry.style_id!r} is not in the election"]) from None
     if not entry.manual and sheet.style_id and entry.style_id != sheet.style_id:
-        problems.append(f"the style read by the scanner is {sheet.style_id!r}; only a ballot entered by hand "
-                        "may name another")
+        problems.append(
+            f"the style read by the scanner is {sheet.style_id!r}; only a ballot entered by hand may name another"
+        )
     if entry.manual and entry.precinct_id not in election.style(entry.style_id).precincts:
         problems.append(f"choose a precinct served by ballot style {entry.style_id!r}")
     on_style = {c.id for c in contests}
@@ -186,8 +215,9 @@ def propose(election: Election, sheet: ReviewSheet, entry: Entry) -> dict[tuple[
     for contest in election.style_contests(entry.style_id):
         for w in entry.write_ins:
             if w.contest_id == contest.id and w.option_id in entry.marked.get(contest.id, ()) and w.has_name:
-                out[(w.contest_id, w.option_id)] = resolve_write_in(w.name, contest, election, fwab=sheet.fwab,
-                                                                    sticker=w.sticker)
+                out[(w.contest_id, w.option_id)] = resolve_write_in(
+                    w.name, contest, election, fwab=sheet.fwab, sticker=w.sticker
+                )
     return out
 
 
@@ -210,20 +240,30 @@ def _adjust_for_names(contest: Contest, selected: set[str], entry: Entry, propos
         if fwab and w.outcome in on_ballot:
             selected.discard(w.option_id)
             selected.add(w.outcome)
-            notes.append(f"{contest.title}: the name written is {on_ballot[w.outcome].name}, on the ballot; on a "
-                         f"federal write-in absentee ballot it is a vote for them ({FWAB})")
-        elif (w.outcome == NOT_COUNTED and proposal is not None and proposal.clause == ALREADY_ON_BALLOT
-              and proposal.candidates and proposal.candidates[0] in selected):
+            notes.append(
+                f"{contest.title}: the name written is {on_ballot[w.outcome].name}, on the ballot; on a "
+                f"federal write-in absentee ballot it is a vote for them ({FWAB})"
+            )
+        elif (
+            w.outcome == NOT_COUNTED
+            and proposal is not None
+            and proposal.clause == ALREADY_ON_BALLOT
+            and proposal.candidates
+            and proposal.candidates[0] in selected
+        ):
             selected.discard(w.option_id)
             name = on_ballot[proposal.candidates[0]].name if proposal.candidates[0] in on_ballot else "a candidate"
-            notes.append(f"{contest.title}: the write-in names {name}, whom the voter also marked: not 'a different "
-                         f"person' ({CANDIDATE_PLUS_WRITE_IN}); the write-in is not counted ({ALREADY_ON_BALLOT})"
-                         " and the mark stands")
+            notes.append(
+                f"{contest.title}: the write-in names {name}, whom the voter also marked: not 'a different "
+                f"person' ({CANDIDATE_PLUS_WRITE_IN}); the write-in is not counted ({ALREADY_ON_BALLOT})"
+                " and the mark stands"
+            )
     return notes
 
 
-def decided_votes(election: Election, sheet: ReviewSheet, entry: Entry, *, require_outcomes: bool = True
-                  ) -> DecidedVotes:
+def decided_votes(
+    election: Election, sheet: ReviewSheet, entry: Entry, *, require_outcomes: bool = True
+) -> DecidedVotes:
     """The votes an entry amounts to: its marks through `apply_rules`, write-in names folded in.
 
     Raises
@@ -246,9 +286,9 @@ def decided_votes(election: Election, sheet: ReviewSheet, entry: Entry, *, requi
             marks[contest.id][option.id] = OptionMark(
                 scan="marked" if option.id in selected else "unmarked",
                 write_in_ink=bool(reading and reading.has_name),
-                score=machine.score if machine else None)
-    ballot_marks = BallotMarks(sheet.ballot_id, entry.style_id, marks, precinct_id=entry.precinct_id,
-                               fwab=sheet.fwab)
+                score=machine.score if machine else None,
+            )
+    ballot_marks = BallotMarks(sheet.ballot_id, entry.style_id, marks, precinct_id=entry.precinct_id, fwab=sheet.fwab)
     votes = apply_rules(election, ballot_marks)
     write_ins: dict[tuple[str, str], str | None] = {}
     missing = []

@@ -54,8 +54,9 @@ def _contest(election: Election, contest_id: str | None) -> Contest | None:
         return None
 
 
-def reason_sentence(election: Election, reason: AdjudicationReason, mark: OptionMark | None = None,
-                    evidence: Mapping | None = None) -> str:
+def reason_sentence(
+    election: Election, reason: AdjudicationReason, mark: OptionMark | None = None, evidence: Mapping | None = None
+) -> str:
     """One reason a ballot is in the queue, as a sentence a reviewer acts on."""
     contest = _contest(election, reason.contest_id)
     title = contest.title if contest else (reason.contest_id or "The ballot")
@@ -64,34 +65,48 @@ def reason_sentence(election: Election, reason: AdjudicationReason, mark: Option
     code = reason.code
     if code == "marginal_mark":
         score = f"fill score {mark.score:.2f}; " if mark is not None and mark.score is not None else ""
-        return (f"{title}: the target for {label} is lightly or partly marked ({score}the scanner counts "
-                f"{th.definite:.2f} and above and ignores below {th.marginal:.2f}). Is it a vote?")
+        return (
+            f"{title}: the target for {label} is lightly or partly marked ({score}the scanner counts "
+            f"{th.definite:.2f} and above and ignores below {th.marginal:.2f}). Is it a vote?"
+        )
     if code == "overvote":
         allowed = contest.vote_for if contest else "?"
-        return (f"{title}: more options are marked than the {allowed} allowed; as read, none of them gets "
-                f"the vote (31 KAR 6:030 §1(6)). Check each mark: an erasure or a stray mark is not a vote. "
-                f"{reason.detail}")
+        return (
+            f"{title}: more options are marked than the {allowed} allowed; as read, none of them gets "
+            f"the vote (31 KAR 6:030 §1(6)). Check each mark: an erasure or a stray mark is not a vote. "
+            f"{reason.detail}"
+        )
     if code == "marked_write_in":
-        return (f"{title}: {label} is marked. Type the name you read; you then confirm whose vote it is "
-                f"(31 KAR 6:030 §4). {reason.detail}")
+        return (
+            f"{title}: {label} is marked. Type the name you read; you then confirm whose vote it is "
+            f"(31 KAR 6:030 §4). {reason.detail}"
+        )
     if code == "unmarked_write_in":
-        return (f"{title}: a name is written on {label} but its target is not marked, which is no vote "
-                f"(31 KAR 6:030 §2(1)(b)) unless you find the target marked.")
+        return (
+            f"{title}: a name is written on {label} but its target is not marked, which is no vote "
+            f"(31 KAR 6:030 §2(1)(b)) unless you find the target marked."
+        )
     if code == "scan_hand_disagreement":
         scan = mark.scan if mark else "?"
         hand = mark.hand if mark and mark.hand else "?"
         why = "(31 KAR 6:030 §3(1))"
         if evidence and evidence.get("hand_clauses"):
             why = "; ".join(hand_clause_words(str(c)) for c in evidence["hand_clauses"])
-        return (f"{title}, {label}: the scanner reads it {scan}, but a person counting by hand would read it "
-                f"{hand}: {why}. Decide what the voter marked.")
+        return (
+            f"{title}, {label}: the scanner reads it {scan}, but a person counting by hand would read it "
+            f"{hand}: {why}. Decide what the voter marked."
+        )
     if code == "blank_ballot":
-        return ("No mark was found on either side. Look at the paper for marks the scanner cannot see "
-                "(very light pencil, marks beside the names).")
+        return (
+            "No mark was found on either side. Look at the paper for marks the scanner cannot see "
+            "(very light pencil, marks beside the names)."
+        )
     if code == "damaged_ballot":
-        return ("The scanner could not read this ballot (" + (reason.detail or "damaged") + "). Enter every "
-                "contest by hand from the paper: a damaged ballot \"clearly having a selection\" is counted as "
-                "marked (31 KAR 4:220 §9(4)(c)).")
+        return (
+            "The scanner could not read this ballot (" + (reason.detail or "damaged") + "). Enter every "
+            'contest by hand from the paper: a damaged ballot "clearly having a selection" is counted as '
+            "marked (31 KAR 4:220 §9(4)(c))."
+        )
     if code == "undervote":
         return f"{title}: fewer options marked than allowed ({reason.detail})."
     return f"{title}: {code.replace('_', ' ')}" + (f" ({reason.detail})" if reason.detail else "")

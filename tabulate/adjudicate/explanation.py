@@ -150,8 +150,10 @@ def find_sheet(store, text: str) -> int:
             raise BallotNotFound(f"no sheet {text} in the store") from None
     prefix = text.lower()
     if len(prefix) < 6 or any(ch not in "0123456789abcdef" for ch in prefix):
-        raise BallotNotFound(f"{text!r} is not a ballot reference: give batch·position (e.g. \"abs-1·7\"), "
-                             "a sheet id, or at least 6 characters of the ballot's hash")
+        raise BallotNotFound(
+            f'{text!r} is not a ballot reference: give batch·position (e.g. "abs-1·7"), '
+            "a sheet id, or at least 6 characters of the ballot's hash"
+        )
     found = [s for s in store.sheets() if s.identity.startswith(prefix)]
     if not found:
         raise BallotNotFound(f"no sheet's hash starts with {text!r}")
@@ -170,8 +172,17 @@ def _targets(election, sheet: ReviewSheet, contest) -> tuple[TargetLine, ...]:
         if m is None:
             continue
         ev = sheet.targets.get((contest.id, o.id)) or {}
-        out.append(TargetLine(o.id, option_label(contest, o.id), m.score, m.scan, m.hand, m.write_in_ink,
-                              tuple(str(c) for c in ev.get("hand_clauses", ()) or ())))
+        out.append(
+            TargetLine(
+                o.id,
+                option_label(contest, o.id),
+                m.score,
+                m.scan,
+                m.hand,
+                m.write_in_ink,
+                tuple(str(c) for c in ev.get("hand_clauses", ()) or ()),
+            )
+        )
     return tuple(out)
 
 
@@ -195,29 +206,58 @@ def _contests(election, sheet: ReviewSheet, after, write_ins) -> tuple[ContestSt
         machine = contest_outcome(contest, before, {}) if before is not None else "not read by the scanner"
         counted = contest_outcome(contest, final, write_ins) if final is not None else "no vote"
         clauses = (final or before).clauses if (final or before) is not None else ()
-        reasons = tuple(_sentence(election, sheet, r) for r in sheet.reasons
-                        if r.contest_id == contest.id and r.code in queued)
-        out.append(ContestStory(contest.id, contest.title, contest.vote_for, page_of.get(contest.id),
-                                _targets(election, sheet, contest), machine,
-                                before.status if before is not None else "", tuple((c, CLAUSE_TEXT.get(c, ""))
-                                                                                   for c in clauses),
-                                counted, after is not None and machine != counted, reasons))
+        reasons = tuple(
+            _sentence(election, sheet, r) for r in sheet.reasons if r.contest_id == contest.id and r.code in queued
+        )
+        out.append(
+            ContestStory(
+                contest.id,
+                contest.title,
+                contest.vote_for,
+                page_of.get(contest.id),
+                _targets(election, sheet, contest),
+                machine,
+                before.status if before is not None else "",
+                tuple((c, CLAUSE_TEXT.get(c, "")) for c in clauses),
+                counted,
+                after is not None and machine != counted,
+                reasons,
+            )
+        )
     return tuple(out)
 
 
 def _straight_party(election, sheet: ReviewSheet, contest, after, page: int | None) -> ContestStory:
     """The straight-party targets: the party they apply to the partisan contests (31 KAR 6:030 §5)."""
+
     def words(votes) -> str:
         if votes is None:
             return "not read by the scanner"
-        return f"straight party {option_label(contest, votes.straight_party)}" if votes.straight_party else \
-            "no straight-party vote"
+        return (
+            f"straight party {option_label(contest, votes.straight_party)}"
+            if votes.straight_party
+            else "no straight-party vote"
+        )
 
     machine, counted = words(sheet.interpreted), words(after if after is not None else sheet.interpreted)
-    clauses = ((STRAIGHT_PARTY, CLAUSE_TEXT.get(STRAIGHT_PARTY, "")),) if (after or sheet.interpreted) is not None \
-        and (after or sheet.interpreted).straight_party else ()
-    return ContestStory(contest.id, contest.title, contest.vote_for, page, _targets(election, sheet, contest),
-                        machine, "", clauses, counted, after is not None and machine != counted, ())
+    clauses = (
+        ((STRAIGHT_PARTY, CLAUSE_TEXT.get(STRAIGHT_PARTY, "")),)
+        if (after or sheet.interpreted) is not None and (after or sheet.interpreted).straight_party
+        else ()
+    )
+    return ContestStory(
+        contest.id,
+        contest.title,
+        contest.vote_for,
+        page,
+        _targets(election, sheet, contest),
+        machine,
+        "",
+        clauses,
+        counted,
+        after is not None and machine != counted,
+        (),
+    )
 
 
 def _contest_votes(votes, contest_id):
@@ -232,8 +272,11 @@ def _contest_votes(votes, contest_id):
 def ballot_entries(conn: sqlite3.Connection, election, sheet_id: str) -> tuple[EntryView, ...]:
     if not _has_table(conn, "adj_entries"):
         return ()
-    rows = conn.execute("SELECT e.round, e.panel, e.payload, e.created_at, u.name, u.party FROM adj_entries e "
-                        "JOIN adj_users u ON u.id = e.user_id WHERE e.sheet_id = ? ORDER BY e.id", (sheet_id,))
+    rows = conn.execute(
+        "SELECT e.round, e.panel, e.payload, e.created_at, u.name, u.party FROM adj_entries e "
+        "JOIN adj_users u ON u.id = e.user_id WHERE e.sheet_id = ? ORDER BY e.id",
+        (sheet_id,),
+    )
     # Contests in ballot order (the straight-party targets first), as the paper shows them.
     order = {STRAIGHT_PARTY_CONTEST_ID: -1, **{c.id: i for i, c in enumerate(election.contests)}}
     out = []
@@ -246,8 +289,11 @@ def ballot_entries(conn: sqlite3.Connection, election, sheet_id: str) -> tuple[E
                 marked[contest.title] = tuple(option_label(contest, o) for o in opts)
             except KeyError:
                 marked[cid] = tuple(opts)
-        names = tuple(f"{w.get('contest_id')}/{w.get('option_id')}: \"{w.get('name', '')}\""
-                      + (f" → {w['outcome']}" if w.get("outcome") else "") for w in p.get("write_ins", ()))
+        names = tuple(
+            f'{w.get("contest_id")}/{w.get("option_id")}: "{w.get("name", "")}"'
+            + (f" → {w['outcome']}" if w.get("outcome") else "")
+            for w in p.get("write_ins", ())
+        )
         who = f"{name} ({party})" if party else name
         out.append(EntryView(who, when_words(created), int(rnd), panel, marked, names, p.get("note", "")))
     return _with_differences(out)
@@ -322,12 +368,20 @@ def _cvr_place(store, conn, sheet) -> dict[str, Any] | None:
     per_batch = {(c.batch.tabulator, c.batch.name): c.counted + c.needs_review + c.rejected for c in counts}
     here = (sheet.batch.tabulator, sheet.batch.name)
     before = sum(n for k, n in per_batch.items() if k < here)
-    before += sum(1 for s in store.sheets(batch_id=sheet.batch.id)
-                  if s.status != "duplicate" and s.position < sheet.position)
+    before += sum(
+        1 for s in store.sheets(batch_id=sheet.batch.id) if s.status != "duplicate" and s.position < sheet.position
+    )
     votes = sheet.status in LIVE_STATUSES or str(sheet.id) in decided
-    return {"cvr_number": before + 1, "imprinted_id": ballot_reference(sheet.batch.name, sheet.position),
-            "tabulator": sheet.batch.tabulator, "batch_id": sheet.batch.name, "record_id": sheet.position,
-            "nist_unique_id": sheet.ballot_id if votes else None, "votes": votes, "of": sum(per_batch.values())}
+    return {
+        "cvr_number": before + 1,
+        "imprinted_id": ballot_reference(sheet.batch.name, sheet.position),
+        "tabulator": sheet.batch.tabulator,
+        "batch_id": sheet.batch.name,
+        "record_id": sheet.position,
+        "nist_unique_id": sheet.ballot_id if votes else None,
+        "votes": votes,
+        "of": sum(per_batch.values()),
+    }
 
 
 def _outcome(sheet, decided: bool, in_cvr: bool) -> str:
@@ -357,34 +411,81 @@ def explain_ballot(store, conn: sqlite3.Connection, sheet_id: int) -> BallotExpl
     sheet = source.sheet(str(sheet_id))
     decision = current_decisions(conn).get(str(sheet_id))
     after = votes_from_dict(json.loads(decision["after_votes"])) if decision is not None else None
-    write_ins = ({tuple(k.split("/", 1)): v for k, v in json.loads(decision["write_ins"]).items()}
-                 if decision is not None else {})
-    images = tuple({"side": p.side, "page": {1: "front", 2: "back"}.get(p.layout_page, "unknown"),
-                    "file": stored.pages[p.side - 1].source, "sha256": p.sha256}
-                   for p in sheet.pages_in_order)
+    write_ins = (
+        {tuple(k.split("/", 1)): v for k, v in json.loads(decision["write_ins"]).items()}
+        if decision is not None
+        else {}
+    )
+    images = tuple(
+        {
+            "side": p.side,
+            "page": {1: "front", 2: "back"}.get(p.layout_page, "unknown"),
+            "file": stored.pages[p.side - 1].source,
+            "sha256": p.sha256,
+        }
+        for p in sheet.pages_in_order
+    )
     # Reasons the election does not queue (undervotes, by default) are not why it was flagged.
     shown = [r for r in sheet.reasons if stored.status != "needs_review" or r.code in election.adjudication.reasons]
-    reasons = tuple({"code": r.code, "words": reason_words(r.code), "contest_id": r.contest_id or "",
-                     "sentence": _sentence(election, sheet, r)}
-                    for r in shown)
+    reasons = tuple(
+        {
+            "code": r.code,
+            "words": reason_words(r.code),
+            "contest_id": r.contest_id or "",
+            "sentence": _sentence(election, sheet, r),
+        }
+        for r in shown
+    )
     entries = ballot_entries(conn, election, str(sheet_id))
     cvr = _cvr_place(store, conn, stored) if stored.status != "duplicate" else None
     dup = None
     if stored.duplicate_of is not None:
         dup = store.sheet(stored.duplicate_of).label
     return BallotExplanation(
-        sheet_id=str(sheet_id), reference=stored.label, identity=stored.identity, batch=stored.batch.name,
-        position=stored.position, vote_type=stored.batch.vote_type,
+        sheet_id=str(sheet_id),
+        reference=stored.label,
+        identity=stored.identity,
+        batch=stored.batch.name,
+        position=stored.position,
+        vote_type=stored.batch.vote_type,
         container=ARLO_CONTAINERS.get(stored.batch.vote_type, stored.batch.vote_type),
         precinct_id=(after.precinct_id if after is not None else None) or stored.precinct_id,
         style_id=(after.style_id if after is not None else None) or stored.style_id,
-        store_status=stored.status, outcome=_outcome(stored, decision is not None, cvr is not None),
-        images=images, reasons=reasons, contests=_contests(election, sheet, after, write_ins), entries=entries,
-        disagreements=disagreements(entries), history=_history(conn, str(sheet_id)), cvr=cvr, duplicate_of=dup)
+        store_status=stored.status,
+        outcome=_outcome(stored, decision is not None, cvr is not None),
+        images=images,
+        reasons=reasons,
+        contests=_contests(election, sheet, after, write_ins),
+        entries=entries,
+        disagreements=disagreements(entries),
+        history=_history(conn, str(sheet_id)),
+        cvr=cvr,
+        duplicate_of=dup,
+    )
 
 
-_REVIEW_CODES = frozenset({"marginal_mark", "overvote", "marked_write_in", "unmarked_write_in",
-                           "scan_hand_disagreement", "blank_ballot", "damaged_ballot", "undervote"})
+_REVIEW_CODES = frozenset(
+    {
+        "marginal_mark",
+        "overvote",
+        "marked_write_in",
+        "unmarked_write_in",
+        "scan_hand_disagreement",
+        "blank_ballot",
+        "damaged_ballot",
+        "undervote",
+    }
+)
 
-__all__ = ["BallotExplanation", "BallotNotFound", "ContestStory", "EntryView", "HistoryItem", "TargetLine", "ballot_entries",
-           "disagreements", "explain_ballot", "find_sheet"]
+__all__ = [
+    "BallotExplanation",
+    "BallotNotFound",
+    "ContestStory",
+    "EntryView",
+    "HistoryItem",
+    "TargetLine",
+    "ballot_entries",
+    "disagreements",
+    "explain_ballot",
+    "find_sheet",
+]

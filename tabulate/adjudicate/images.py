@@ -77,8 +77,14 @@ def rectify(gray: np.ndarray, affine: np.ndarray, page: PageLayout, dpi: int = Z
     """Resample the scan onto the layout's page at ``dpi``: pixel (r, c) is page point (c/dpi, r/dpi) inches."""
     to_image = np.asarray(affine, dtype=np.float64) @ np.diag([1.0 / dpi, 1.0 / dpi, 1.0])
     size = (round(page.width_in * dpi), round(page.height_in * dpi))
-    return cv2.warpAffine(gray, to_image, size, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    return cv2.warpAffine(
+        gray,
+        to_image,
+        size,
+        flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=255,
+    )
 
 
 def _px(rect: Rect, dpi: int, pad_in: float, shape) -> tuple[int, int, int, int]:
@@ -94,8 +100,14 @@ def crop(rectified: np.ndarray, rect: Rect, dpi: int = ZOOM_DPI, pad_in: float =
     return rectified[y0:y1, x0:x1]
 
 
-def contest_zoom(rectified: np.ndarray, page: PageLayout, contest_id: str, marks: Mapping[str, OptionMark],
-                 flagged: set[str], dpi: int = ZOOM_DPI) -> np.ndarray:
+def contest_zoom(
+    rectified: np.ndarray,
+    page: PageLayout,
+    contest_id: str,
+    marks: Mapping[str, OptionMark],
+    flagged: set[str],
+    dpi: int = ZOOM_DPI,
+) -> np.ndarray:
     """The contest's box, with each target outlined in the colour of its class and its fill score above it.
 
     ``flagged`` options (a reason names them) get a thicker outline in the flag colour.

@@ -39,8 +39,10 @@ def normal_name(name: str) -> str:
     """The NFKC form of a user name, or `NameRefused` if it leaves the safe character set."""
     text = unicodedata.normalize("NFKC", name).strip()
     if not SAFE_NAME.match(text):
-        raise NameRefused("a user name is 1 to 64 characters: letters A-Z, digits, spaces and . _ ' - "
-                         "(starting with a letter or digit)")
+        raise NameRefused(
+            "a user name is 1 to 64 characters: letters A-Z, digits, spaces and . _ ' - "
+            "(starting with a letter or digit)"
+        )
     return text
 
 
@@ -67,5 +69,6 @@ def election_party(party: str, parties: Iterable) -> str:
         name = party_key(p.name)
         if key in {party_key(p.id), party_key(p.abbreviation), name, name.removesuffix(" party")}:
             return p.id
-    raise NameRefused(f"party {party!r} is not one of the election's parties: "
-                     + ", ".join(f"{p.id} ({p.name})" for p in parties))
+    raise NameRefused(
+        f"party {party!r} is not one of the election's parties: " + ", ".join(f"{p.id} ({p.name})" for p in parties)
+    )

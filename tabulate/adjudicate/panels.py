@@ -93,13 +93,16 @@ def check_pair(a: User, b: User) -> None:
         if not u.party:
             raise TeamError(f"{u.name} has no party on record")
     if _same_party(a, b):
-        raise TeamError(f"{a.name} and {b.name} are both {a.party}: a team needs differing political "
-                        "party affiliations (31 KAR 4:220 Section 7(1))")
+        raise TeamError(
+            f"{a.name} and {b.name} are both {a.party}: a team needs differing political "
+            "party affiliations (31 KAR 4:220 Section 7(1))"
+        )
 
 
 def team_of(conn: sqlite3.Connection, user: User) -> Team | None:
-    row = conn.execute("SELECT * FROM adj_teams WHERE dissolved_at IS NULL AND (member_a = ? OR member_b = ?)",
-                       (user.id, user.id)).fetchone()
+    row = conn.execute(
+        "SELECT * FROM adj_teams WHERE dissolved_at IS NULL AND (member_a = ? OR member_b = ?)", (user.id, user.id)
+    ).fetchone()
     if row is None:
         return None
     return Team(row["id"], (get_user(conn, row["member_a"]), get_user(conn, row["member_b"])))
@@ -111,13 +114,14 @@ def _form(conn: sqlite3.Connection, a: User, b: User, how: str) -> Team:
         for u in (a, b):
             if team_of(conn, u) is not None:
                 raise TeamError(f"{u.name} is already in a team")
-        cur = conn.execute("INSERT INTO adj_teams (member_a, member_b, formed_at) VALUES (?, ?, ?)",
-                           (a.id, b.id, auditlog._now()))
-        conn.execute("DELETE FROM adj_invites WHERE from_user IN (?, ?) OR to_user IN (?, ?)",
-                     (a.id, b.id, a.id, b.id))
+        cur = conn.execute(
+            "INSERT INTO adj_teams (member_a, member_b, formed_at) VALUES (?, ?, ?)", (a.id, b.id, auditlog._now())
+        )
+        conn.execute("DELETE FROM adj_invites WHERE from_user IN (?, ?) OR to_user IN (?, ?)", (a.id, b.id, a.id, b.id))
         team = Team(cur.lastrowid, (a, b))
-        auditlog.append(conn, a.name, "team_formed", detail={
-            "team": team.key, "members": [a.label, b.label], "how": how})
+        auditlog.append(
+            conn, a.name, "team_formed", detail={"team": team.key, "members": [a.label, b.label], "how": how}
+        )
     return team
 
 
@@ -125,29 +129,36 @@ def invite(conn: sqlite3.Connection, inviter: User, invitee: User) -> None:
     """Ask another signed-in reviewer to form a team (they accept on their own screen)."""
     check_pair(inviter, invitee)
     with transaction(conn):
-        conn.execute("INSERT OR REPLACE INTO adj_invites (from_user, to_user, created_at) VALUES (?, ?, ?)",
-                     (inviter.id, invitee.id, time.time()))
+        conn.execute(
+            "INSERT OR REPLACE INTO adj_invites (from_user, to_user, created_at) VALUES (?, ?, ?)",
+            (inviter.id, invitee.id, time.time()),
+        )
         auditlog.append(conn, inviter.name, "team_invite", detail={"to": invitee.label})
 
 
 def invitations_for(conn: sqlite3.Connection, user: User) -> list[User]:
     """Reviewers who invited ``user`` in the last `INVITE_TTL_S` seconds."""
-    rows = conn.execute("SELECT from_user FROM adj_invites WHERE to_user = ? AND created_at > ? ORDER BY id",
-                        (user.id, time.time() - INVITE_TTL_S)).fetchall()
+    rows = conn.execute(
+        "SELECT from_user FROM adj_invites WHERE to_user = ? AND created_at > ? ORDER BY id",
+        (user.id, time.time() - INVITE_TTL_S),
+    ).fetchall()
     return [u for u in (get_user(conn, r[0]) for r in rows) if u is not None and not u.disabled]
 
 
 def accept(conn: sqlite3.Connection, user: User, inviter: User) -> Team:
     """Accept an invitation: the team is formed, across two screens."""
-    row = conn.execute("SELECT 1 FROM adj_invites WHERE from_user = ? AND to_user = ? AND created_at > ?",
-                       (inviter.id, user.id, time.time() - INVITE_TTL_S)).fetchone()
+    row = conn.execute(
+        "SELECT 1 FROM adj_invites WHERE from_user = ? AND to_user = ? AND created_at > ?",
+        (inviter.id, user.id, time.time() - INVITE_TTL_S),
+    ).fetchone()
     if row is None:
         raise TeamError(f"there is no current invitation from {inviter.name}")
     return _form(conn, inviter, user, "two screens: invitation accepted")
 
 
-def join_at_screen(conn: sqlite3.Connection, session: Session, partner_name: str, partner_password: str,
-                   *, where: str = "") -> Team:
+def join_at_screen(
+    conn: sqlite3.Connection, session: Session, partner_name: str, partner_password: str, *, where: str = ""
+) -> Team:
     """The partner signs in on the signed-in reviewer's screen; both then work at that screen.
 
     Raises
@@ -161,8 +172,9 @@ def join_at_screen(conn: sqlite3.Connection, session: Session, partner_name: str
     try:
         check_pair(session.user, partner)
     except TeamError as e:
-        auditlog.append(conn, session.user.name, "team_join_refused", detail={"partner": partner.name,
-                                                                           "why": str(e), "from": where})
+        auditlog.append(
+            conn, session.user.name, "team_join_refused", detail={"partner": partner.name, "why": str(e), "from": where}
+        )
         raise
     auditlog.append(conn, partner.name, "login", detail={"from": where, "as": "partner at shared screen"})
     team = _form(conn, session.user, partner, "one screen: partner signed in")
@@ -177,10 +189,14 @@ def leave(conn: sqlite3.Connection, user: User) -> Team | None:
         if team is None:
             return None
         conn.execute("UPDATE adj_teams SET dissolved_at = ? WHERE id = ?", (auditlog._now(), team.id))
-        conn.execute("UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL "
-                     "WHERE lease_panel = ?", (team.key,))
-        conn.execute("UPDATE adj_sessions SET partner_id = NULL WHERE user_id IN (?, ?)",
-                     (team.members[0].id, team.members[1].id))
+        conn.execute(
+            "UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL WHERE lease_panel = ?",
+            (team.key,),
+        )
+        conn.execute(
+            "UPDATE adj_sessions SET partner_id = NULL WHERE user_id IN (?, ?)",
+            (team.members[0].id, team.members[1].id),
+        )
         auditlog.append(conn, user.name, "team_dissolved", detail={"team": team.key})
     return team
 
@@ -215,5 +231,20 @@ def board_panel(conn: sqlite3.Connection, *, board_size: int | None = None) -> P
     return Panel(BOARD, BOARD, tuple(board_members(conn)), board_quorum(conn, board_size))
 
 
-__all__ = ["BOARD", "LoginFailed", "Panel", "Team", "TeamError", "accept", "board_panel", "board_quorum", "check_pair",
-           "invitations_for", "invite", "join_at_screen", "leave", "panel_for", "team_of"]
+__all__ = [
+    "BOARD",
+    "LoginFailed",
+    "Panel",
+    "Team",
+    "TeamError",
+    "accept",
+    "board_panel",
+    "board_quorum",
+    "check_pair",
+    "invitations_for",
+    "invite",
+    "join_at_screen",
+    "leave",
+    "panel_for",
+    "team_of",
+]

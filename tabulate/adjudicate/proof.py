@@ -25,17 +25,22 @@ def decision_facts_source(conn: sqlite3.Connection) -> FactSource:
     """The decision rows as a `FactSource` for `tabulate.store.verify.verify_store`."""
 
     def describe(key: str) -> str:
-        ident = key[len(DECISION):]
-        row = conn.execute("SELECT sheet_id FROM adj_decisions WHERE id = ?", (ident,)).fetchone() \
-            if ident.isdigit() else None
+        ident = key[len(DECISION) :]
+        row = (
+            conn.execute("SELECT sheet_id FROM adj_decisions WHERE id = ?", (ident,)).fetchone()
+            if ident.isdigit()
+            else None
+        )
         return f"decision {ident}" + (f" (sheet {row[0]})" if row else "")
 
     return FactSource((DECISION,), lambda: decision_facts(conn), describe)
 
 
 def _comparable(votes: dict) -> list:
-    return [(c["contest_id"], c["status"], list(c["selections"]), c["overvotes"], c["undervotes"])
-            for c in votes.get("contests", [])]
+    return [
+        (c["contest_id"], c["status"], list(c["selections"]), c["overvotes"], c["undervotes"])
+        for c in votes.get("contests", [])
+    ]
 
 
 def check_decisions(conn: sqlite3.Connection, source: StoreSource) -> str | None:

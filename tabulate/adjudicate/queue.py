@@ -50,11 +50,23 @@ DAMAGED = "damaged_ballot"
 #: Reject codes of sheets a person may enter by hand: the paper is a ballot of
 #: this election that the scanner could not read. Sheets of another election,
 #: unknown styles and duplicates are never entered.
-HAND_ENTRY_CODES: frozenset[str] = frozenset({
-    "unreadable_file", "empty_file", "corrupt_image", "no_registration_marks", "registration_marks_missing",
-    "orientation_unknown", "registration_residual", "scale_out_of_range", "skew_out_of_range",
-    "style_code_unreadable", "layout_mismatch", "page_rejected", "missing_page",
-})
+HAND_ENTRY_CODES: frozenset[str] = frozenset(
+    {
+        "unreadable_file",
+        "empty_file",
+        "corrupt_image",
+        "no_registration_marks",
+        "registration_marks_missing",
+        "orientation_unknown",
+        "registration_residual",
+        "scale_out_of_range",
+        "skew_out_of_range",
+        "style_code_unreadable",
+        "layout_mismatch",
+        "page_rejected",
+        "missing_page",
+    }
+)
 
 #: The reasons in words: one vocabulary for the CLI, the web and the forms (`tabulate.core.vocabulary`).
 REASON_LABELS = REASON_WORDS
@@ -94,6 +106,7 @@ class QueueFilter:
         def get(k):
             v = (params.get(k) or "").strip()
             return v[:200] or None
+
         return cls(get("reason"), get("batch"), get("precinct"), get("contest"))
 
 
@@ -144,11 +157,23 @@ def _insert(conn: sqlite3.Connection, sheet: ReviewSheet, codes_reasons, state: 
     cur = conn.execute(
         "INSERT OR IGNORE INTO adj_ballots (sheet_id, batch, position, precinct_id, style_id, priority, state, "
         "manual, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (sheet.sheet_id, sheet.batch, sheet.position, sheet.precinct_id, sheet.style_id,
-         priority(r[0] for r in codes_reasons), state, int(manual), auditlog._now()))
+        (
+            sheet.sheet_id,
+            sheet.batch,
+            sheet.position,
+            sheet.precinct_id,
+            sheet.style_id,
+            priority(r[0] for r in codes_reasons),
+            state,
+            int(manual),
+            auditlog._now(),
+        ),
+    )
     if cur.rowcount:
-        conn.executemany("INSERT INTO adj_reasons (sheet_id, code, contest_id, option_id, detail) "
-                         "VALUES (?, ?, ?, ?, ?)", [(sheet.sheet_id, *r) for r in codes_reasons])
+        conn.executemany(
+            "INSERT INTO adj_reasons (sheet_id, code, contest_id, option_id, detail) VALUES (?, ?, ?, ?, ?)",
+            [(sheet.sheet_id, *r) for r in codes_reasons],
+        )
     return bool(cur.rowcount)
 
 
@@ -178,12 +203,16 @@ def sync(conn: sqlite3.Connection, source: StoreSource) -> int:
 def hand_entry_candidates(conn: sqlite3.Connection, source: StoreSource) -> list[ReviewSheet]:
     """Rejected sheets that a person could enter by hand and that are not queued yet."""
     known = {r[0] for r in conn.execute("SELECT sheet_id FROM adj_ballots")}
-    return [s for s in source.sheets("rejected")
-            if s.sheet_id not in known and any(r.code in HAND_ENTRY_CODES for r in s.reasons)]
+    return [
+        s
+        for s in source.sheets("rejected")
+        if s.sheet_id not in known and any(r.code in HAND_ENTRY_CODES for r in s.reasons)
+    ]
 
 
-def set_aside_for_hand_entry(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, *, actor: str,
-                             attempts_confirmed: bool) -> None:
+def set_aside_for_hand_entry(
+    conn: sqlite3.Connection, source: StoreSource, sheet_id: str, *, actor: str, attempts_confirmed: bool
+) -> None:
     """Queue a rejected sheet to be entered by hand from the paper.
 
     31 KAR 4:220 §9(3): "If, after three (3) unsuccessful attempts, a ballot
@@ -203,12 +232,25 @@ def set_aside_for_hand_entry(conn: sqlite3.Connection, source: StoreSource, shee
     with transaction(conn):
         if not _insert(conn, sheet, [(DAMAGED, None, None, why)], state, manual=True):
             raise ValueError(f"sheet {sheet_id} is already in the queue")
-        auditlog.append(conn, actor, "set_aside_for_hand_entry", sheet_id=sheet_id,
-                        detail={"ballot": sheet.ballot_id, "reasons": [r.code for r in sheet.reasons]})
+        auditlog.append(
+            conn,
+            actor,
+            "set_aside_for_hand_entry",
+            sheet_id=sheet_id,
+            detail={"ballot": sheet.ballot_id, "reasons": [r.code for r in sheet.reasons]},
+        )
 
 
-def send_to_board(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, *, actor: str, code: str,
-                  detail: str, contest_id: str | None = None) -> str:
+def send_to_board(
+    conn: sqlite3.Connection,
+    source: StoreSource,
+    sheet_id: str,
+    *,
+    actor: str,
+    code: str,
+    detail: str,
+    contest_id: str | None = None,
+) -> str:
     """Put a ballot before the county board for a recount (31 KAR 4:220 Section 9(12)); return what was done.
 
     "Overvotes and damaged ballots shall be adjudicated by the full county
@@ -223,13 +265,21 @@ def send_to_board(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, 
             _insert(conn, sheet, [(code, contest_id, None, detail)], BOARD, manual=sheet.status == "rejected")
             done = "queued"
         elif row[0] == "open":
-            conn.execute("UPDATE adj_ballots SET state = 'board', lease_panel = NULL, lease_user = NULL, "
-                         "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?", (auditlog._now(), sheet_id))
+            conn.execute(
+                "UPDATE adj_ballots SET state = 'board', lease_panel = NULL, lease_user = NULL, "
+                "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
+                (auditlog._now(), sheet_id),
+            )
             done = "moved"
         else:
             return str(row[0])
-        auditlog.append(conn, actor, "sent_to_board", sheet_id=sheet_id,
-                        detail={"ballot": sheet.ballot_id, "code": code, "contest": contest_id, "why": detail})
+        auditlog.append(
+            conn,
+            actor,
+            "sent_to_board",
+            sheet_id=sheet_id,
+            detail={"ballot": sheet.ballot_id, "code": code, "contest": contest_id, "why": detail},
+        )
     return done
 
 
@@ -237,8 +287,20 @@ def _row(r: sqlite3.Row, now: float) -> QueueRow:
     codes = tuple(dict.fromkeys((r["codes"] or "").split(","))) if r["codes"] else ()
     contests = tuple(dict.fromkeys(c for c in (r["contests"] or "").split(",") if c))
     leased = r["lease_panel"] is not None and (r["lease_expires"] or 0) > now
-    return QueueRow(r["sheet_id"], r["batch"], r["position"], r["precinct_id"], r["style_id"], r["state"],
-                    r["round"], r["priority"], codes, contests, r["lease_panel"] if leased else None, leased)
+    return QueueRow(
+        r["sheet_id"],
+        r["batch"],
+        r["position"],
+        r["precinct_id"],
+        r["style_id"],
+        r["state"],
+        r["round"],
+        r["priority"],
+        codes,
+        contests,
+        r["lease_panel"] if leased else None,
+        leased,
+    )
 
 
 _LIST_SQL = """
@@ -248,23 +310,32 @@ FROM adj_ballots b
 """
 
 
-def list_queue(conn: sqlite3.Connection, *, states: Iterable[str] = ("open", "board"),
-               flt: QueueFilter = QueueFilter(), limit: int = 200, offset: int = 0) -> list[QueueRow]:
+def list_queue(
+    conn: sqlite3.Connection,
+    *,
+    states: Iterable[str] = ("open", "board"),
+    flt: QueueFilter = QueueFilter(),
+    limit: int = 200,
+    offset: int = 0,
+) -> list[QueueRow]:
     """Queued ballots in the default order, filtered."""
     states = tuple(states)
     where, args = flt.sql()
-    sql = (_LIST_SQL + f" WHERE b.state IN ({','.join('?' * len(states))}) AND {where} "
-           "ORDER BY b.priority, b.batch, b.position, b.sheet_id LIMIT ? OFFSET ?")
+    sql = (
+        _LIST_SQL + f" WHERE b.state IN ({','.join('?' * len(states))}) AND {where} "
+        "ORDER BY b.priority, b.batch, b.position, b.sheet_id LIMIT ? OFFSET ?"
+    )
     now = time.time()
     return [_row(r, now) for r in conn.execute(sql, [*states, *args, int(limit), int(offset)])]
 
 
-def count_queue(conn: sqlite3.Connection, *, states: Iterable[str] = ("open", "board"),
-                flt: QueueFilter = QueueFilter()) -> int:
+def count_queue(
+    conn: sqlite3.Connection, *, states: Iterable[str] = ("open", "board"), flt: QueueFilter = QueueFilter()
+) -> int:
     """How many queued ballots `list_queue` would list without a limit (for "100 of 201")."""
     states = tuple(states)
     where, args = flt.sql()
-    sql = (f"SELECT COUNT(*) FROM ({_LIST_SQL} WHERE b.state IN ({','.join('?' * len(states))}) AND {where})")
+    sql = f"SELECT COUNT(*) FROM ({_LIST_SQL} WHERE b.state IN ({','.join('?' * len(states))}) AND {where})"
     return int(conn.execute(sql, [*states, *args]).fetchone()[0])
 
 
@@ -276,22 +347,29 @@ def queue_row(conn: sqlite3.Connection, sheet_id: str) -> QueueRow | None:
 def progress(conn: sqlite3.Connection) -> Progress:
     now = time.time()
     states = dict(conn.execute("SELECT state, COUNT(*) FROM adj_ballots GROUP BY state").fetchall())
-    leased = conn.execute("SELECT COUNT(*) FROM adj_ballots WHERE state != 'decided' AND lease_expires > ?",
-                          (now,)).fetchone()[0]
+    leased = conn.execute(
+        "SELECT COUNT(*) FROM adj_ballots WHERE state != 'decided' AND lease_expires > ?", (now,)
+    ).fetchone()[0]
     by_reason = conn.execute(
         "SELECT r.code, COUNT(DISTINCT r.sheet_id) FROM adj_reasons r JOIN adj_ballots b ON b.sheet_id = r.sheet_id "
-        "WHERE b.state != 'decided' GROUP BY r.code").fetchall()
+        "WHERE b.state != 'decided' GROUP BY r.code"
+    ).fetchall()
     by_reason = sorted(by_reason, key=lambda rc: (PRIORITY.get(rc[0], LAST_RANK), rc[0]))
 
     def distinct(sql):
         return tuple(r[0] for r in conn.execute(sql) if r[0])
 
     return Progress(
-        total=sum(states.values()), open=states.get("open", 0), board=states.get("board", 0),
-        decided=states.get("decided", 0), leased=leased, by_reason=tuple((c, n) for c, n in by_reason),
+        total=sum(states.values()),
+        open=states.get("open", 0),
+        board=states.get("board", 0),
+        decided=states.get("decided", 0),
+        leased=leased,
+        by_reason=tuple((c, n) for c, n in by_reason),
         batches=distinct("SELECT DISTINCT batch FROM adj_ballots ORDER BY batch"),
         precincts=distinct("SELECT DISTINCT precinct_id FROM adj_ballots ORDER BY precinct_id"),
-        contests=distinct("SELECT DISTINCT contest_id FROM adj_reasons ORDER BY contest_id"))
+        contests=distinct("SELECT DISTINCT contest_id FROM adj_reasons ORDER BY contest_id"),
+    )
 
 
 def _panel_state(panel: Panel) -> str:
@@ -300,14 +378,17 @@ def _panel_state(panel: Panel) -> str:
 
 def current_lease(conn: sqlite3.Connection, panel: Panel) -> str | None:
     """The undecided ballot this panel holds a live lease on, if any."""
-    row = conn.execute("SELECT sheet_id FROM adj_ballots WHERE lease_panel = ? AND lease_expires > ? "
-                       "AND state = ? ORDER BY lease_expires DESC LIMIT 1",
-                       (panel.key, time.time(), _panel_state(panel))).fetchone()
+    row = conn.execute(
+        "SELECT sheet_id FROM adj_ballots WHERE lease_panel = ? AND lease_expires > ? "
+        "AND state = ? ORDER BY lease_expires DESC LIMIT 1",
+        (panel.key, time.time(), _panel_state(panel)),
+    ).fetchone()
     return row[0] if row else None
 
 
-def lease_next(conn: sqlite3.Connection, panel: Panel, user_id: int, flt: QueueFilter = QueueFilter(), *,
-               lease_s: float = LEASE_S) -> str | None:
+def lease_next(
+    conn: sqlite3.Connection, panel: Panel, user_id: int, flt: QueueFilter = QueueFilter(), *, lease_s: float = LEASE_S
+) -> str | None:
     """Lease the panel's current ballot, or the first free one in queue order; None when none is left.
 
     The choice and the lease are one UPDATE in one IMMEDIATE transaction: of
@@ -326,7 +407,8 @@ def lease_next(conn: sqlite3.Connection, panel: Panel, user_id: int, flt: QueueF
             "  AND (b.lease_panel IS NULL OR b.lease_expires <= ?)"
             "  ORDER BY b.priority, b.batch, b.position, b.sheet_id LIMIT 1)"
             " AND (lease_panel IS NULL OR lease_expires <= ?) RETURNING sheet_id",
-            (panel.key, user_id, now + lease_s, _panel_state(panel), *args, now, now)).fetchone()
+            (panel.key, user_id, now + lease_s, _panel_state(panel), *args, now, now),
+        ).fetchone()
         return row[0] if row else None
 
 
@@ -343,7 +425,8 @@ def lease(conn: sqlite3.Connection, sheet_id: str, panel: Panel, user_id: int, *
         row = conn.execute(
             "UPDATE adj_ballots SET lease_panel = ?, lease_user = ?, lease_expires = ? WHERE sheet_id = ? "
             "AND state = ? AND (lease_panel IS NULL OR lease_panel = ? OR lease_expires <= ?) RETURNING sheet_id",
-            (panel.key, user_id, now + lease_s, sheet_id, _panel_state(panel), panel.key, now)).fetchone()
+            (panel.key, user_id, now + lease_s, sheet_id, _panel_state(panel), panel.key, now),
+        ).fetchone()
         if row is None:
             r = queue_row(conn, sheet_id)
             if r is None:
@@ -352,25 +435,56 @@ def lease(conn: sqlite3.Connection, sheet_id: str, panel: Panel, user_id: int, *
                 raise LeaseLost(f"ballot {sheet_id} has been decided")
             if r.state != _panel_state(panel):
                 raise LeaseLost(f"ballot {sheet_id} is for the {'county board' if r.state == BOARD else 'teams'}")
-            raise LeaseLost(f"ballot {sheet_id} is being decided by another "
-                            f"{'team' if panel.kind != BOARD else 'panel'}")
-        conn.execute("UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL "
-                     "WHERE lease_panel = ? AND sheet_id != ? AND state != 'decided'", (panel.key, sheet_id))
+            raise LeaseLost(
+                f"ballot {sheet_id} is being decided by another {'team' if panel.kind != BOARD else 'panel'}"
+            )
+        conn.execute(
+            "UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL "
+            "WHERE lease_panel = ? AND sheet_id != ? AND state != 'decided'",
+            (panel.key, sheet_id),
+        )
 
 
 def release(conn: sqlite3.Connection, sheet_id: str, panel: Panel) -> None:
     """Give a ballot back to the queue (entries already recorded stay)."""
-    conn.execute("UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL "
-                 "WHERE sheet_id = ? AND lease_panel = ?", (sheet_id, panel.key))
+    conn.execute(
+        "UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL "
+        "WHERE sheet_id = ? AND lease_panel = ?",
+        (sheet_id, panel.key),
+    )
 
 
 def reasons_of(conn: sqlite3.Connection, sheet_id: str) -> list[tuple[str, str | None, str | None, str]]:
-    return [tuple(r) for r in conn.execute(
-        "SELECT code, contest_id, option_id, detail FROM adj_reasons WHERE sheet_id = ? ORDER BY rowid", (sheet_id,))]
+    return [
+        tuple(r)
+        for r in conn.execute(
+            "SELECT code, contest_id, option_id, detail FROM adj_reasons WHERE sheet_id = ? ORDER BY rowid", (sheet_id,)
+        )
+    ]
 
 
-__all__ = ["DAMAGED", "HAND_ENTRY_CODES", "LEASE_S", "LeaseLost", "PRIORITY", "Progress", "QueueFilter",
-           "send_to_board",
-           "QueueRow", "REASON_LABELS", "count_queue", "current_lease", "hand_entry_candidates", "lease", "lease_next",
-           "list_queue", "priority", "progress", "queue_row", "reasons_of", "release",
-           "set_aside_for_hand_entry", "sync"]
+__all__ = [
+    "DAMAGED",
+    "HAND_ENTRY_CODES",
+    "LEASE_S",
+    "LeaseLost",
+    "PRIORITY",
+    "Progress",
+    "QueueFilter",
+    "send_to_board",
+    "QueueRow",
+    "REASON_LABELS",
+    "count_queue",
+    "current_lease",
+    "hand_entry_candidates",
+    "lease",
+    "lease_next",
+    "list_queue",
+    "priority",
+    "progress",
+    "queue_row",
+    "reasons_of",
+    "release",
+    "set_aside_for_hand_entry",
+    "sync",
+]

@@ -52,21 +52,24 @@ def _after(row: sqlite3.Row) -> BallotVotes:
     try:
         return votes_from_dict(json.loads(row["after_votes"]))
     except (TypeError, ValueError, KeyError, AttributeError) as e:
-        raise DecisionRowError(f"decision {row['id']} (sheet {row['sheet_id']}) cannot be read: "
-                               f"{type(e).__name__} {e}") from None
+        raise DecisionRowError(
+            f"decision {row['id']} (sheet {row['sheet_id']}) cannot be read: {type(e).__name__} {e}"
+        ) from None
 
 
 def _write_ins(row: sqlite3.Row) -> dict[tuple[str, str], str | None]:
     try:
         return {tuple(k.split("/", 1)): v for k, v in json.loads(row["write_ins"]).items()}
     except (TypeError, ValueError, AttributeError) as e:
-        raise DecisionRowError(f"decision {row['id']} (sheet {row['sheet_id']}) has unreadable write-ins: "
-                               f"{e}") from None
+        raise DecisionRowError(
+            f"decision {row['id']} (sheet {row['sheet_id']}) has unreadable write-ins: {e}"
+        ) from None
 
 
 def _blank_like(votes: BallotVotes, election) -> BallotVotes:
-    contests = tuple(ContestVotes(c.contest_id, "blank", (), 0, election.contest(c.contest_id).vote_for)
-                     for c in votes.contests)
+    contests = tuple(
+        ContestVotes(c.contest_id, "blank", (), 0, election.contest(c.contest_id).vote_for) for c in votes.contests
+    )
     return BallotVotes(votes.ballot_id, votes.style_id, contests, votes.precinct_id, None, (), blank=True)
 
 
@@ -87,26 +90,44 @@ def adjudicated_records(store, conn: sqlite3.Connection) -> Iterator[BallotRecor
             continue
         votes = _after(row)
         yield BallotRecord(
-            ballot_id=record.ballot_id, batch=record.batch, position=record.position, vote_type=record.vote_type,
-            precinct_id=record.precinct_id, style_id=record.style_id, marks=record.marks,
-            interpreted=record.interpreted, modified=votes, images=record.images, write_ins=_write_ins(row),
-            status="counted", tabulator=record.tabulator)
+            ballot_id=record.ballot_id,
+            batch=record.batch,
+            position=record.position,
+            vote_type=record.vote_type,
+            precinct_id=record.precinct_id,
+            style_id=record.style_id,
+            marks=record.marks,
+            interpreted=record.interpreted,
+            modified=votes,
+            images=record.images,
+            write_ins=_write_ins(row),
+            status="counted",
+            tabulator=record.tabulator,
+        )
     election = store.election()
     for sheet_id, row in decided.items():  # entered by hand: the store has no live record for them
         try:
             sheet = store.sheet(int(sheet_id))
         except (KeyError, ValueError):
-            raise DecisionRowError(f"decision {row['id']} names sheet {sheet_id!r}, which the store does not "
-                                   "hold") from None
+            raise DecisionRowError(
+                f"decision {row['id']} names sheet {sheet_id!r}, which the store does not hold"
+            ) from None
         votes = _after(row)
         yield BallotRecord(
-            ballot_id=sheet.ballot_id, batch=sheet.batch.name, position=sheet.position,
-            vote_type=sheet.batch.vote_type, precinct_id=votes.precinct_id or "", style_id=votes.style_id,
+            ballot_id=sheet.ballot_id,
+            batch=sheet.batch.name,
+            position=sheet.position,
+            vote_type=sheet.batch.vote_type,
+            precinct_id=votes.precinct_id or "",
+            style_id=votes.style_id,
             marks=marks_from_json(None, sheet.ballot_id, votes.style_id, votes.precinct_id),
-            interpreted=_blank_like(votes, election), modified=votes,
-            images=tuple((PurePath(p.source).name, p.sha256) for p in sheet.pages), write_ins=_write_ins(row),
-            status="counted", tabulator=getattr(sheet.batch, "tabulator", "1"))
-
+            interpreted=_blank_like(votes, election),
+            modified=votes,
+            images=tuple((PurePath(p.source).name, p.sha256) for p in sheet.pages),
+            write_ins=_write_ins(row),
+            status="counted",
+            tabulator=getattr(sheet.batch, "tabulator", "1"),
+        )
 
 
 def adjudicated_counts(store, conn: sqlite3.Connection, counts: Sequence[BatchCounts]) -> list[BatchCounts]:
@@ -137,6 +158,14 @@ def adjudicated_counts(store, conn: sqlite3.Connection, counts: Sequence[BatchCo
             continue
         by_reason = {k: n - m[k] for k, n in bc.by_reason.items() if n - m[k] > 0}
         n_decided = m["needs_review"] + m["rejected"]
-        out.append(replace(bc, counted=bc.counted + n_decided, needs_review=bc.needs_review - m["needs_review"],
-                           rejected=bc.rejected - m["rejected"], by_reason=by_reason, decided=n_decided))
+        out.append(
+            replace(
+                bc,
+                counted=bc.counted + n_decided,
+                needs_review=bc.needs_review - m["needs_review"],
+                rejected=bc.rejected - m["rejected"],
+                by_reason=by_reason,
+                decided=n_decided,
+            )
+        )
     return out

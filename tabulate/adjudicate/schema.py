@@ -171,14 +171,19 @@ def migrate(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE IF NOT EXISTS adj_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     row = conn.execute("SELECT value FROM adj_meta WHERE key = 'schema_version'").fetchone()
     if row is not None and int(row[0]) > SCHEMA_VERSION:
-        raise SchemaError(f"the adjudication tables are version {row[0]}; this program knows "
-                          f"version {SCHEMA_VERSION}: upgrade ballot-tabulate")
+        raise SchemaError(
+            f"the adjudication tables are version {row[0]}; this program knows "
+            f"version {SCHEMA_VERSION}: upgrade ballot-tabulate"
+        )
     journal.ensure_table(conn)
     # executescript commits any open transaction first, so the script carries its own.
     try:
-        conn.executescript("BEGIN IMMEDIATE;" + _TABLES
-                           + "INSERT OR REPLACE INTO adj_meta (key, value) "
-                           + f"VALUES ('schema_version', '{SCHEMA_VERSION}');COMMIT;")
+        conn.executescript(
+            "BEGIN IMMEDIATE;"
+            + _TABLES
+            + "INSERT OR REPLACE INTO adj_meta (key, value) "
+            + f"VALUES ('schema_version', '{SCHEMA_VERSION}');COMMIT;"
+        )
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")

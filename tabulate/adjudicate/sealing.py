@@ -18,8 +18,23 @@ from ..store.journal import digest
 #: The key prefix of a decision's fact.
 DECISION = "decision:"
 
-_SEALED = ("id", "sheet_id", "round", "panel", "decided_by", "members", "payload", "before_votes", "after_votes",
-           "write_ins", "why", "created_at", "reopened_at", "reopened_by", "reopen_reason")
+_SEALED = (
+    "id",
+    "sheet_id",
+    "round",
+    "panel",
+    "decided_by",
+    "members",
+    "payload",
+    "before_votes",
+    "after_votes",
+    "write_ins",
+    "why",
+    "created_at",
+    "reopened_at",
+    "reopened_by",
+    "reopen_reason",
+)
 _COLS = ", ".join(_SEALED)
 
 

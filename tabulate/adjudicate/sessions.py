@@ -50,10 +50,11 @@ def create_session(conn: sqlite3.Connection, user: User) -> tuple[str, Session]:
     csrf = secrets.token_urlsafe(32)
     now = time.time()
     with transaction(conn):
-        conn.execute("DELETE FROM adj_sessions WHERE last_seen < ? OR created_at < ?",
-                     (now - IDLE_S, now - MAX_AGE_S))
-        conn.execute("INSERT INTO adj_sessions (token_hash, user_id, csrf, created_at, last_seen) "
-                     "VALUES (?, ?, ?, ?, ?)", (_hash(token), user.id, csrf, now, now))
+        conn.execute("DELETE FROM adj_sessions WHERE last_seen < ? OR created_at < ?", (now - IDLE_S, now - MAX_AGE_S))
+        conn.execute(
+            "INSERT INTO adj_sessions (token_hash, user_id, csrf, created_at, last_seen) VALUES (?, ?, ?, ?, ?)",
+            (_hash(token), user.id, csrf, now, now),
+        )
     return token, Session(_hash(token), user, None, csrf, now)
 
 
@@ -83,8 +84,10 @@ def end_session(conn: sqlite3.Connection, token: str) -> None:
 
 
 def set_partner(conn: sqlite3.Connection, session: Session, partner: User | None) -> None:
-    conn.execute("UPDATE adj_sessions SET partner_id = ? WHERE token_hash = ?",
-                 (partner.id if partner else None, session.token_hash))
+    conn.execute(
+        "UPDATE adj_sessions SET partner_id = ? WHERE token_hash = ?",
+        (partner.id if partner else None, session.token_hash),
+    )
 
 
 def signed_in_user_ids(conn: sqlite3.Connection) -> set[int]:

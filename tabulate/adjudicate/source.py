@@ -121,8 +121,11 @@ def page_sides(evidence: Any, stored_pages: Sequence) -> tuple[PageSide, ...]:
             continue
         code = page.get("style_code") if isinstance(page.get("style_code"), Mapping) else {}
         number = code.get("page", page.get("page"))
-        affine = _affine(page.get("transform", page.get("affine"))) if page.get(
-            "transform", page.get("affine")) is not None else None
+        affine = (
+            _affine(page.get("transform", page.get("affine")))
+            if page.get("transform", page.get("affine")) is not None
+            else None
+        )
         if isinstance(page.get("digest"), str):
             by_digest[page["digest"]] = (number if number in (1, 2) else None, affine)
     out = []
@@ -175,10 +178,21 @@ class StoreSource:
                 evidence = None
         reasons = tuple(AdjudicationReason(r.code, r.contest_id, r.option_id, r.detail) for r in s.reasons)
         return ReviewSheet(
-            sheet_id=str(s.id), ballot_id=s.ballot_id, batch=s.batch.name, position=s.position,
-            vote_type=s.batch.vote_type, status=s.status, style_id=s.style_id, precinct_id=s.precinct_id,
-            reasons=reasons, marks=marks, interpreted=s.interpreted, pages=page_sides(evidence, s.pages),
-            targets=target_evidence(evidence), modified=dict(s.modified))
+            sheet_id=str(s.id),
+            ballot_id=s.ballot_id,
+            batch=s.batch.name,
+            position=s.position,
+            vote_type=s.batch.vote_type,
+            status=s.status,
+            style_id=s.style_id,
+            precinct_id=s.precinct_id,
+            reasons=reasons,
+            marks=marks,
+            interpreted=s.interpreted,
+            pages=page_sides(evidence, s.pages),
+            targets=target_evidence(evidence),
+            modified=dict(s.modified),
+        )
 
     def sheets(self, status: str) -> Iterator[ReviewSheet]:
         """Sheets with a store status (``needs_review``, ``rejected`` ...), in batch order."""
@@ -220,8 +234,10 @@ class StoreSource:
         except (PageLoadError, ValueError) as e:
             raise SourceError(f"the image of sheet {sheet_id} page {page} cannot be read: {e}") from None
         if digest != image.sha256:
-            raise SourceError(f"the image file of sheet {sheet_id} page {page} has changed since it was scanned "
-                              "(its sha256 differs), so it is not shown")
+            raise SourceError(
+                f"the image file of sheet {sheet_id} page {page} has changed since it was scanned "
+                "(its sha256 differs), so it is not shown"
+            )
         try:
             return decode_page(data, headers(data)[0])
         except (ReadError, IndexError) as e:
@@ -237,10 +253,10 @@ class StoreSource:
         """
         sheet = self.store.sheet(int(sheet_id))
         if sheet.interpreted is None:
-            raise SourceError(f"sheet {sheet_id} has no machine votes, and this store cannot take votes "
-                              "entered by hand yet")
+            raise SourceError(
+                f"sheet {sheet_id} has no machine votes, and this store cannot take votes entered by hand yet"
+            )
         self.store.set_modified(int(sheet_id), list(applied.votes.contests), actor=applied.actor, note=applied.note)
 
     def unapply(self, sheet_id: str, *, actor: str, note: str) -> None:
         """A decision was reopened: the store keeps its copy of the votes until the next decision."""
-

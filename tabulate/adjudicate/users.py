@@ -55,7 +55,9 @@ MIN_PASSWORD_CHARS = 10
 PERMISSIONS: dict[str, frozenset[str]] = {
     "operator": frozenset({"progress"}),
     "reviewer": frozenset({"progress", "queue", "decide", "team"}),
-    "board": frozenset({"progress", "queue", "decide", "board", "reopen", "decisions", "export", "audit_board", "explain"}),
+    "board": frozenset(
+        {"progress", "queue", "decide", "board", "reopen", "decisions", "export", "audit_board", "explain"}
+    ),
     "admin": frozenset({"progress", "users", "log", "decisions", "export", "explain"}),
     "auditor": frozenset({"audit_count", "explain"}),
 }
@@ -145,8 +147,16 @@ def _user(row: sqlite3.Row | None) -> User | None:
     return User(row["id"], row["name"], row["role"], row["party"], bool(row["disabled"]))
 
 
-def add_user(conn: sqlite3.Connection, name: str, role: str, password: str, *, party: str | None = None,
-             actor: str = "cli", parties: Sequence | None = None) -> User:
+def add_user(
+    conn: sqlite3.Connection,
+    name: str,
+    role: str,
+    password: str,
+    *,
+    party: str | None = None,
+    actor: str = "cli",
+    parties: Sequence | None = None,
+) -> User:
     """Create an account.
 
     ``parties`` are the election's parties: given, ``party`` must name one of
@@ -160,8 +170,11 @@ def add_user(conn: sqlite3.Connection, name: str, role: str, password: str, *, p
     """
     try:
         name = normal_name(name)
-        party = (election_party(party, parties) if parties is not None else party_key(party).upper()) \
-            if party and party.strip() else None
+        party = (
+            (election_party(party, parties) if parties is not None else party_key(party).upper())
+            if party and party.strip()
+            else None
+        )
     except NameRefused as e:
         raise UserError(str(e)) from None
     look = skeleton(name)
@@ -171,8 +184,9 @@ def add_user(conn: sqlite3.Connection, name: str, role: str, password: str, *, p
     if role not in ROLES:
         raise UserError(f"role {role!r} is not one of {', '.join(ROLES)}")
     if role == "reviewer" and not party:
-        raise UserError("a reviewer needs --party: teams pair reviewers of differing parties "
-                        "(31 KAR 4:220 Section 7(1))")
+        raise UserError(
+            "a reviewer needs --party: teams pair reviewers of differing parties (31 KAR 4:220 Section 7(1))"
+        )
     if role == "auditor" and not party:
         raise UserError("an auditor needs --party: the two hand-to-eye counters must not be of the same party")
     if len(password) < MIN_PASSWORD_CHARS:
@@ -182,7 +196,8 @@ def add_user(conn: sqlite3.Connection, name: str, role: str, password: str, *, p
         try:
             cur = conn.execute(
                 "INSERT INTO adj_users (name, role, party, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                (name, role, party, digest, auditlog._now()))
+                (name, role, party, digest, auditlog._now()),
+            )
         except sqlite3.IntegrityError:
             raise UserError(f"there is already a user named {name!r}") from None
         auditlog.append(conn, actor, "user_added", detail={"user": name, "role": role, "party": party})
@@ -194,8 +209,11 @@ def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
 
 
 def find_user(conn: sqlite3.Connection, name: str) -> User | None:
-    return _user(conn.execute("SELECT * FROM adj_users WHERE name = ?",
-                              (unicodedata.normalize("NFKC", name).strip(),)).fetchone())
+    return _user(
+        conn.execute(
+            "SELECT * FROM adj_users WHERE name = ?", (unicodedata.normalize("NFKC", name).strip(),)
+        ).fetchone()
+    )
 
 
 def list_users(conn: sqlite3.Connection) -> list[tuple[User, bool]]:
@@ -228,17 +246,21 @@ def _reserve(conn: sqlite3.Connection, address: str, now: float) -> int:
     transaction). A correct password gives its reservation back.
     """
     with transaction(conn):
-        row = conn.execute("SELECT failures, next_allowed, last_at FROM adj_throttle WHERE address = ?",
-                           (address,)).fetchone()
+        row = conn.execute(
+            "SELECT failures, next_allowed, last_at FROM adj_throttle WHERE address = ?", (address,)
+        ).fetchone()
         failures = 0 if row is None or now - row["last_at"] > THROTTLE_WINDOW_S else row["failures"]
         if row is not None and failures and now < row["next_allowed"]:
-            raise LoginFailed(f"too many failed sign-ins from this address: try again in "
-                              f"{max(1, round(row['next_allowed'] - now))} s")
+            raise LoginFailed(
+                f"too many failed sign-ins from this address: try again in {max(1, round(row['next_allowed'] - now))} s"
+            )
         failures += 1
-        conn.execute("INSERT INTO adj_throttle (address, failures, next_allowed, last_at) VALUES (?, ?, ?, ?) "
-                     "ON CONFLICT (address) DO UPDATE SET failures = excluded.failures, "
-                     "next_allowed = excluded.next_allowed, last_at = excluded.last_at",
-                     (address, failures, now + delay_after(failures), now))
+        conn.execute(
+            "INSERT INTO adj_throttle (address, failures, next_allowed, last_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (address) DO UPDATE SET failures = excluded.failures, "
+            "next_allowed = excluded.next_allowed, last_at = excluded.last_at",
+            (address, failures, now + delay_after(failures), now),
+        )
     return failures
 
 
@@ -254,8 +276,7 @@ def _password_matches(stored: str, password: str) -> bool:
         HASH_GAUGE.release()
 
 
-def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: str = "",
-                 clock=time.time) -> User:
+def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: str = "", clock=time.time) -> User:
     """Check a name and password; throttle the client address (not the account) after repeated failures.
 
     Failures are counted per address (`delay_after`), so a stranger who can
@@ -271,28 +292,37 @@ def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: s
     """
     address = where or "local"
     failures = _reserve(conn, address, clock())
-    row = conn.execute("SELECT * FROM adj_users WHERE name = ?",
-                       (unicodedata.normalize("NFKC", name).strip(),)).fetchone()
+    row = conn.execute(
+        "SELECT * FROM adj_users WHERE name = ?", (unicodedata.normalize("NFKC", name).strip(),)
+    ).fetchone()
     ok = _password_matches(row["password_hash"] if row else _dummy_hash(), password) and row is not None
     with transaction(conn):
         if not ok:
             why = "unknown user" if row is None else "wrong password"
-            auditlog.append(conn, (row["name"] if row else name.strip()[:64]) or "?", "login_failed",
-                            detail={"why": why, "failures": failures, "from": address})
+            auditlog.append(
+                conn,
+                (row["name"] if row else name.strip()[:64]) or "?",
+                "login_failed",
+                detail={"why": why, "failures": failures, "from": address},
+            )
             if delay_after(failures) > 0:
-                auditlog.append(conn, "system", "throttled",
-                                detail={"from": address, "failures": failures, "seconds": delay_after(failures)})
+                auditlog.append(
+                    conn,
+                    "system",
+                    "throttled",
+                    detail={"from": address, "failures": failures, "seconds": delay_after(failures)},
+                )
         else:
             # Give back this attempt's reservation (not the earlier failures: a guesser holding one
             # valid account must not reset their own throttle by signing in).
-            conn.execute("UPDATE adj_throttle SET failures = max(failures - 1, 0), next_allowed = ? "
-                         "WHERE address = ?", (clock() + delay_after(failures - 1), address))
+            conn.execute(
+                "UPDATE adj_throttle SET failures = max(failures - 1, 0), next_allowed = ? WHERE address = ?",
+                (clock() + delay_after(failures - 1), address),
+            )
             if row["disabled"]:
-                auditlog.append(conn, row["name"], "login_failed", detail={"why": "account disabled",
-                                                                          "from": address})
+                auditlog.append(conn, row["name"], "login_failed", detail={"why": "account disabled", "from": address})
             elif _hasher.check_needs_rehash(row["password_hash"]):
-                conn.execute("UPDATE adj_users SET password_hash = ? WHERE id = ?",
-                             (_hasher.hash(password), row["id"]))
+                conn.execute("UPDATE adj_users SET password_hash = ? WHERE id = ?", (_hasher.hash(password), row["id"]))
     if not ok:
         raise LoginFailed("wrong name or password")
     if row["disabled"]:
@@ -307,8 +337,9 @@ def unlock(conn: sqlite3.Connection, name: str, *, actor: str) -> User:
     user's desk among them) and any lock left by an older tabulate.
     """
     with transaction(conn):
-        row = conn.execute("UPDATE adj_users SET locked_until = NULL, failed_logins = 0 WHERE name = ? "
-                           "RETURNING *", (name,)).fetchone()
+        row = conn.execute(
+            "UPDATE adj_users SET locked_until = NULL, failed_logins = 0 WHERE name = ? RETURNING *", (name,)
+        ).fetchone()
         if row is None:
             raise UserError(f"no user named {name!r}")
         conn.execute("DELETE FROM adj_throttle")
@@ -319,8 +350,9 @@ def unlock(conn: sqlite3.Connection, name: str, *, actor: str) -> User:
 def set_disabled(conn: sqlite3.Connection, name: str, disabled: bool, *, actor: str) -> User:
     """Disable (or enable) an account; a disabled account's sessions end."""
     with transaction(conn):
-        row = conn.execute("UPDATE adj_users SET disabled = ? WHERE name = ? RETURNING *",
-                           (int(disabled), name)).fetchone()
+        row = conn.execute(
+            "UPDATE adj_users SET disabled = ? WHERE name = ? RETURNING *", (int(disabled), name)
+        ).fetchone()
         if row is None:
             raise UserError(f"no user named {name!r}")
         if disabled:

@@ -11,8 +11,23 @@ from .recanvass import Recanvass, last_snapshot, recanvass, record_snapshot
 from .recount import BoardDecision, RecountBallot, RecountResult, recount_result, recount_sheets
 
 __all__ = [
-    "AUTOMATIC_RECOUNT_OFFICES", "AuditError", "AuditState", "BoardDecision", "RaceMargin", "Recanvass",
-    "RecountBallot", "RecountResult", "SelectionError", "TallyError", "audit_state", "enter_tally",
-    "last_snapshot", "race_margin", "recanvass", "recount_result", "recount_sheets", "record_snapshot",
+    "AUTOMATIC_RECOUNT_OFFICES",
+    "AuditError",
+    "AuditState",
+    "BoardDecision",
+    "RaceMargin",
+    "Recanvass",
+    "RecountBallot",
+    "RecountResult",
+    "SelectionError",
+    "TallyError",
+    "audit_state",
+    "enter_tally",
+    "last_snapshot",
+    "race_margin",
+    "recanvass",
+    "recount_result",
+    "recount_sheets",
+    "record_snapshot",
     "start_audit",
 ]

@@ -26,10 +26,20 @@ from ..election.model import Contest
 from ..report.tally import ContestCounts
 
 #: The `tabulate.election.model.OFFICES` that KRS 120.157(1) names. The President is not among them.
-AUTOMATIC_RECOUNT_OFFICES: frozenset[str] = frozenset({
-    "state_senate", "state_representative", "us_senate", "us_house", "governor", "treasurer", "auditor",
-    "agriculture", "secretary_of_state", "attorney_general",
-})
+AUTOMATIC_RECOUNT_OFFICES: frozenset[str] = frozenset(
+    {
+        "state_senate",
+        "state_representative",
+        "us_senate",
+        "us_house",
+        "governor",
+        "treasurer",
+        "auditor",
+        "agriculture",
+        "secretary_of_state",
+        "attorney_general",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +54,7 @@ class RaceMargin:
 
     @property
     def elected(self) -> tuple[str, ...]:
-        return tuple(o for o, _ in self.standings[:self.contest.vote_for])
+        return tuple(o for o, _ in self.standings[: self.contest.vote_for])
 
     @property
     def first_defeated(self) -> str | None:

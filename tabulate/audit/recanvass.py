@@ -53,9 +53,16 @@ def record_snapshot(store: Store, tally: Tally, *, actor: str | None = None, rep
     """Keep what an unofficial report said, dated, in the store's append-only event log."""
     # The real time, even under SOURCE_DATE_EPOCH: the snapshot dates what was reported, when.
     taken = datetime.now(timezone.utc)
-    return store.log(SNAPSHOT_EVENT, actor=actor, data={
-        "taken_at": taken.isoformat(timespec="seconds"), "report": report,
-        "election": tally.election.hash, "totals": totals_of(tally)})
+    return store.log(
+        SNAPSHOT_EVENT,
+        actor=actor,
+        data={
+            "taken_at": taken.isoformat(timespec="seconds"),
+            "report": report,
+            "election": tally.election.hash,
+            "totals": totals_of(tally),
+        },
+    )
 
 
 def last_snapshot(store: Store) -> Event | None:
@@ -95,8 +102,9 @@ class RecanvassedContest:
 
     def total(self, option_id: str, vote_types: Iterable[str] = VOTE_TYPES) -> int:
         types = tuple(vote_types)
-        return sum(n for p in self.precincts for v, n in self.totals.get(p, {}).get(option_id, {}).items()
-                   if v in types)
+        return sum(
+            n for p in self.precincts for v, n in self.totals.get(p, {}).get(option_id, {}).items() if v in types
+        )
 
 
 @dataclass(frozen=True)
@@ -122,8 +130,9 @@ def _differences(contest_id: str, precincts: Iterable[str], now: Mapping, report
     return out
 
 
-def recanvass(tally: Tally, snapshot: Event, *, contests: Iterable[str] | None = None,
-              precincts: Iterable[str] | None = None) -> Recanvass:
+def recanvass(
+    tally: Tally, snapshot: Event, *, contests: Iterable[str] | None = None, precincts: Iterable[str] | None = None
+) -> Recanvass:
     """Compare a fresh tally of the sheets with the snapshot of the last unofficial report.
 
     Parameters

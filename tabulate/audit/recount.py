@@ -91,8 +91,9 @@ def _page_source(label: str) -> PageSource:
     return PageSource(path, int(page)) if path and page.isdigit() else PageSource(label)
 
 
-def reread(election: Election, sheet: StoredSheet, reader: Reader, *,
-           attempts: int = ATTEMPTS) -> tuple[Interpretation | None, int, str]:
+def reread(
+    election: Election, sheet: StoredSheet, reader: Reader, *, attempts: int = ATTEMPTS
+) -> tuple[Interpretation | None, int, str]:
     """Read a stored sheet's images again, up to ``attempts`` times (Section 9(3)).
 
     Returns the interpretation (None if no attempt read it), the attempts
@@ -148,9 +149,17 @@ def _rereads(election: Election, sheets: list[StoredSheet], reader: Reader, atte
         return list(pool.map(_reread_task, jobs, chunksize=max(1, len(jobs) // (8 * workers))))
 
 
-def recount_sheets(election: Election, contest_id: str, sheets: Iterable[StoredSheet], reader: Reader, *,
-                   tabulator: str | None = None, original: Mapping[int, tuple[str, ...]] | None = None,
-                   attempts: int = ATTEMPTS, workers: int = 1) -> list[RecountBallot]:
+def recount_sheets(
+    election: Election,
+    contest_id: str,
+    sheets: Iterable[StoredSheet],
+    reader: Reader,
+    *,
+    tabulator: str | None = None,
+    original: Mapping[int, tuple[str, ...]] | None = None,
+    attempts: int = ATTEMPTS,
+    workers: int = 1,
+) -> list[RecountBallot]:
     """The machine part of the recount: every sheet of the race re-read, counted or set aside.
 
     Duplicates are left out (they are the same paper as a sheet already
@@ -159,13 +168,24 @@ def recount_sheets(election: Election, contest_id: str, sheets: Iterable[StoredS
     """
     election.contest(contest_id)  # KeyError for a race the election does not have
     original = original or {}
-    chosen = [s for s in sheets if s.status != "duplicate" and (tabulator is None or s.batch.tabulator == tabulator)
-              and _holds(election, s, contest_id)]
+    chosen = [
+        s
+        for s in sheets
+        if s.status != "duplicate"
+        and (tabulator is None or s.batch.tabulator == tabulator)
+        and _holds(election, s, contest_id)
+    ]
     out = []
     for s, (result, n, why) in zip(chosen, _rereads(election, chosen, reader, attempts, workers)):
-        base = dict(sheet_id=s.id, label=s.label, tabulator=s.batch.tabulator,
-                    precinct_id=s.precinct_id or s.batch.precinct_id, attempts=n, original=original.get(s.id),
-                    stored_status=s.status)
+        base = dict(
+            sheet_id=s.id,
+            label=s.label,
+            tabulator=s.batch.tabulator,
+            precinct_id=s.precinct_id or s.batch.precinct_id,
+            attempts=n,
+            original=original.get(s.id),
+            stored_status=s.status,
+        )
         if result is None:
             out.append(RecountBallot(**base, set_aside=DAMAGED, why=f"did not read in {n} attempts ({why})"))
             continue
@@ -192,15 +212,21 @@ class TabulatorCount:
     damaged: int
 
 
-def tabulator_count(contest: Contest, tabulator: str, ballots: Sequence[RecountBallot], *,
-                    with_board: bool) -> TabulatorCount:
+def tabulator_count(
+    contest: Contest, tabulator: str, ballots: Sequence[RecountBallot], *, with_board: bool
+) -> TabulatorCount:
     votes = Counter()
     for b in ballots:
         votes.update(b.final if with_board else (b.selections if b.set_aside is None else ()))
     under = sum(b.undervotes for b in ballots if b.set_aside is None)
-    return TabulatorCount(tabulator, tuple(ballots), tuple((o.id, votes.get(o.id, 0)) for o in contest.options),
-                          under, sum(b.set_aside == OVERVOTE for b in ballots),
-                          sum(b.set_aside == DAMAGED for b in ballots))
+    return TabulatorCount(
+        tabulator,
+        tuple(ballots),
+        tuple((o.id, votes.get(o.id, 0)) for o in contest.options),
+        under,
+        sum(b.set_aside == OVERVOTE for b in ballots),
+        sum(b.set_aside == DAMAGED for b in ballots),
+    )
 
 
 def _counts(contest: Contest, counts: Iterable[TabulatorCount]) -> ContestCounts:
@@ -272,9 +298,11 @@ def _change_reason(b: RecountBallot, board_counts: bool) -> str:
     if b.set_aside is not None and board_counts and b.board is not None:
         return f"set aside as {b.set_aside} ({b.why}); the board decided by majority ({', '.join(b.board.members)})"
     if b.set_aside is not None:
-        return f"set aside as {b.set_aside} ({b.why})" + ("; not counted: the board did not need to meet "
-                                                          "(Section 9(11)(b))" if not board_counts else
-                                                          "; awaiting the board")
+        return f"set aside as {b.set_aside} ({b.why})" + (
+            "; not counted: the board did not need to meet (Section 9(11)(b))"
+            if not board_counts
+            else "; awaiting the board"
+        )
     if b.original is None:
         was = {"rejected": "the scanner had set it aside", "needs_review": "it still awaited review"}
         return f"not in the original count ({was.get(b.stored_status, b.stored_status)}); today's reader counts it"
@@ -292,8 +320,13 @@ def compare(ballots: Sequence[RecountBallot], *, board_counts: bool) -> tuple[Ch
     return tuple(out)
 
 
-def recount_result(election: Election, contest_id: str, ballots: Sequence[RecountBallot], *,
-                   decisions: Mapping[int, BoardDecision] | None = None) -> RecountResult:
+def recount_result(
+    election: Election,
+    contest_id: str,
+    ballots: Sequence[RecountBallot],
+    *,
+    decisions: Mapping[int, BoardDecision] | None = None,
+) -> RecountResult:
     """Put the recount together: per tabulator (SBE 82), the §9(11) test, the board's decisions, the changes.
 
     The board's decisions count only when Section 9(11)(b) calls the board
@@ -306,23 +339,26 @@ def recount_result(election: Election, contest_id: str, ballots: Sequence[Recoun
     tabs = sorted({b.tabulator for b in ballots})
 
     def per_tabulator(with_board: bool) -> tuple[TabulatorCount, ...]:
-        return tuple(tabulator_count(contest, t, [b for b in ballots if b.tabulator == t], with_board=with_board)
-                     for t in tabs)
+        return tuple(
+            tabulator_count(contest, t, [b for b in ballots if b.tabulator == t], with_board=with_board) for t in tabs
+        )
 
     machine = per_tabulator(False)
     machine_margin = race_margin(contest, _counts(contest, machine))
     if machine_margin is None:
         raise ValueError(f"{contest_id} is a question: a recount under 31 KAR 4:220 is of a race between candidates")
     before = Counter(o for b in ballots for o in (b.original or ()))
-    original = race_margin(contest, ContestCounts(
-        0, 0, 0, 0, tuple((o.id, before.get(o.id, 0)) for o in contest.options), WriteInCounts()))
+    original = race_margin(
+        contest, ContestCounts(0, 0, 0, 0, tuple((o.id, before.get(o.id, 0)) for o in contest.options), WriteInCounts())
+    )
     probe = RecountResult(election, contest, machine, machine, machine_margin, machine_margin, original)
     if not probe.board_needed:
         return replace(probe, changes=compare(ballots, board_counts=False))
     final = per_tabulator(True)
     final_margin = race_margin(contest, _counts(contest, final))
-    return RecountResult(election, contest, machine, final, machine_margin, final_margin, original,
-                         compare(ballots, board_counts=True))
+    return RecountResult(
+        election, contest, machine, final, machine_margin, final_margin, original, compare(ballots, board_counts=True)
+    )
 
 
 def _with_board(b: RecountBallot, decision: BoardDecision | None) -> RecountBallot:

@@ -28,8 +28,10 @@ def _margin_text(e: Election, m: RaceMargin) -> str:
         return "no defeated candidate"
     if m.percent is None:
         return "no votes"
-    return (f"{_name(e, m.contest.id, m.elected[-1])} leads {_name(e, m.contest.id, m.first_defeated)} by "
-            f"{m.margin} of {m.votes_cast} votes ({m.percent:.3f} %)")
+    return (
+        f"{_name(e, m.contest.id, m.elected[-1])} leads {_name(e, m.contest.id, m.first_defeated)} by "
+        f"{m.margin} of {m.votes_cast} votes ({m.percent:.3f} %)"
+    )
 
 
 def section_9_11_text(r: RecountResult) -> str:
@@ -38,14 +40,21 @@ def section_9_11_text(r: RecountResult) -> str:
     if m.margin is None or m.percent is None:
         return "Section 9(11): no defeated candidate or no votes; nothing to test."
     if not r.margin_test:
-        return (f"Section 9(11)(b): the machine margin ({m.percent:.3f} %) is more than 0.25 %: the recount is "
-                "complete at the machine count.")
+        return (
+            f"Section 9(11)(b): the machine margin ({m.percent:.3f} %) is more than 0.25 %: the recount is "
+            "complete at the machine count."
+        )
     could = r.board_needed
     votes = f"{m.margin} vote" + ("" if m.margin == 1 else "s")
-    return (f"Section 9(11)(b): the machine margin ({votes}, {m.percent:.3f} %) is 0.25 % or less; "
-            f"overvotes and damaged ballots: {r.overvotes_and_damaged}, which "
-            + ("COULD overcome the margin: the board adjudicates them by majority (Section 9(12))."
-               if could else "could not overcome the margin: the recount is complete at the machine count."))
+    return (
+        f"Section 9(11)(b): the machine margin ({votes}, {m.percent:.3f} %) is 0.25 % or less; "
+        f"overvotes and damaged ballots: {r.overvotes_and_damaged}, which "
+        + (
+            "COULD overcome the margin: the board adjudicates them by majority (Section 9(12))."
+            if could
+            else "could not overcome the margin: the recount is complete at the machine count."
+        )
+    )
 
 
 def recount_text(r: RecountResult) -> str:
@@ -59,18 +68,23 @@ def recount_text(r: RecountResult) -> str:
     for o in c.options:
         if o.kind == "write_in":
             continue
-        out.append(f"  {_name(e, c.id, o.id)[:44]:<44} {orig.get(o.id, 0):9d} {mach.get(o.id, 0):9d} "
-                   f"{fin.get(o.id, 0):9d}")
+        out.append(
+            f"  {_name(e, c.id, o.id)[:44]:<44} {orig.get(o.id, 0):9d} {mach.get(o.id, 0):9d} {fin.get(o.id, 0):9d}"
+        )
     for t in r.machine:
-        out.append(f"  tabulator {t.tabulator}: {len(t.ballots)} ballots, undervotes {t.undervotes}, "
-                   f"overvotes {t.overvotes}, damaged {t.damaged}")
+        out.append(
+            f"  tabulator {t.tabulator}: {len(t.ballots)} ballots, undervotes {t.undervotes}, "
+            f"overvotes {t.overvotes}, damaged {t.damaged}"
+        )
     if r.original_margin:
         out.append(f"  original: {_margin_text(e, r.original_margin)}")
     out.append(f"  machine:  {_margin_text(e, r.machine_margin)}")
     out.append("  " + section_9_11_text(r))
     if r.board_needed:
-        out.append(f"  board decisions: {sum(b.board is not None for b in r.set_aside)} of {len(r.set_aside)}"
-                   + ("" if r.complete else f"; {len(r.awaiting_board)} AWAITING THE BOARD (recount not complete)"))
+        out.append(
+            f"  board decisions: {sum(b.board is not None for b in r.set_aside)} of {len(r.set_aside)}"
+            + ("" if r.complete else f"; {len(r.awaiting_board)} AWAITING THE BOARD (recount not complete)")
+        )
     out.append(f"  recount:  {_margin_text(e, r.result_margin)}" + ("" if r.complete else " (so far)"))
     winners = ", ".join(_name(e, c.id, o) for o in r.result_margin.elected)
     before = ", ".join(_name(e, c.id, o) for o in r.original_margin.elected) if r.original_margin else "?"
@@ -79,33 +93,67 @@ def recount_text(r: RecountResult) -> str:
     out.append(f"Ballots whose result changed: {len(r.changes)}")
     for ch in r.changes:
         b = ch.ballot
-        fmt = (lambda s: ", ".join(_name(e, c.id, o) for o in s) or "no vote")
-        out.append(f"  {b.label} (sheet {b.sheet_id}, tabulator {b.tabulator}): "
-                   f"{'not counted' if ch.before is None else fmt(ch.before)} -> {fmt(ch.after)}: {ch.why}")
+        fmt = lambda s: ", ".join(_name(e, c.id, o) for o in s) or "no vote"
+        out.append(
+            f"  {b.label} (sheet {b.sheet_id}, tabulator {b.tabulator}): "
+            f"{'not counted' if ch.before is None else fmt(ch.before)} -> {fmt(ch.after)}: {ch.why}"
+        )
     return "\n".join(out) + "\n"
 
 
 def _sbe82_page(form: Form, r: RecountResult, t: TabulatorCount) -> None:
     e, c = r.election, r.contest
-    form.fields((("County", e.jurisdiction), ("Election", f"{e.title}, {e.date}"), ("Race", c.title),
-                 ("Tabulator", t.tabulator), ("Date", form_date().strftime("%Y-%m-%d"))))
-    form.blank_lines(("Machine Verification Form transposed (Section 7(3))", "Ballot box / tub seal number "
-                      "(Section 8(2))", "New seal number after recount (Section 9(8))"))
+    form.fields(
+        (
+            ("County", e.jurisdiction),
+            ("Election", f"{e.title}, {e.date}"),
+            ("Race", c.title),
+            ("Tabulator", t.tabulator),
+            ("Date", form_date().strftime("%Y-%m-%d")),
+        )
+    )
+    form.blank_lines(
+        (
+            "Machine Verification Form transposed (Section 7(3))",
+            "Ballot box / tub seal number (Section 8(2))",
+            "New seal number after recount (Section 9(8))",
+        )
+    )
     form.heading("Cumulative totals (Section 9(2))")
     form.table(("Candidate or slate", "Votes"), [(_name(e, c.id, o), n) for o, n in t.totals], widths=(5.0, 1.2))
-    form.table(("Undervotes", "Overvotes", "Damaged ballots"), [(t.undervotes, t.overvotes, t.damaged)],
-               widths=(2.0, 2.0, 2.0))
+    form.table(
+        ("Undervotes", "Overvotes", "Damaged ballots"), [(t.undervotes, t.overvotes, t.damaged)], widths=(2.0, 2.0, 2.0)
+    )
     aside = [b for b in t.ballots if b.set_aside is not None]
     if aside:
         form.heading("Ballots set aside (Section 9(3)-(4)) and the board's adjudication (Section 9(12))")
-        rows = [(b.label, b.set_aside, b.attempts,
-                 (", ".join(_name(e, c.id, o) for o in b.board.selections) or "no candidate") if b.board
-                 else ("awaiting the board" if r.board_needed else "not adjudicated (Section 9(11)(b))"),
-                 ", ".join(b.board.members) if b.board else "") for b in aside]
-        form.table(("Ballot", "Set aside as", "Attempts", "Board's decision", "Majority"), rows,
-                   widths=(1.6, 1.0, 0.8, 1.8, 2.1), size=8)
-    form.signature_block(("Recount team member", "Recount team member", "County board of elections member",
-                          "County board of elections member", "County board of elections member"))
+        rows = [
+            (
+                b.label,
+                b.set_aside,
+                b.attempts,
+                (", ".join(_name(e, c.id, o) for o in b.board.selections) or "no candidate")
+                if b.board
+                else ("awaiting the board" if r.board_needed else "not adjudicated (Section 9(11)(b))"),
+                ", ".join(b.board.members) if b.board else "",
+            )
+            for b in aside
+        ]
+        form.table(
+            ("Ballot", "Set aside as", "Attempts", "Board's decision", "Majority"),
+            rows,
+            widths=(1.6, 1.0, 0.8, 1.8, 2.1),
+            size=8,
+        )
+    form.signature_block(
+        (
+            "Recount team member",
+            "Recount team member",
+            "County board of elections member",
+            "County board of elections member",
+            "County board of elections member",
+        )
+    )
 
 
 def sbe82_form(r: RecountResult) -> Form:
@@ -122,11 +170,19 @@ def sbe49_form(r: RecountResult) -> Form:
     """SBE 49-like Official Count and Record of Election Totals: the totals of every SBE 82 (Section 10)."""
     e, c = r.election, r.contest
     final = r.final
-    form = Form("Official Count and Record of Election Totals",
-                subtitle=f"SBE 49-like — 31 KAR 4:220 Section 10 — recount of {c.title}")
-    form.fields((("County", e.jurisdiction), ("Election", f"{e.title}, {e.date}"), ("Office", c.title),
-                 ("Date", form_date().strftime("%Y-%m-%d")),
-                 ("Recount complete", "yes" if r.complete else f"no: {len(r.awaiting_board)} ballots await the board")))
+    form = Form(
+        "Official Count and Record of Election Totals",
+        subtitle=f"SBE 49-like — 31 KAR 4:220 Section 10 — recount of {c.title}",
+    )
+    form.fields(
+        (
+            ("County", e.jurisdiction),
+            ("Election", f"{e.title}, {e.date}"),
+            ("Office", c.title),
+            ("Date", form_date().strftime("%Y-%m-%d")),
+            ("Recount complete", "yes" if r.complete else f"no: {len(r.awaiting_board)} ballots await the board"),
+        )
+    )
     tabs = [t.tabulator for t in final]
     rows = []
     for o in c.options:

@@ -66,8 +66,14 @@ def _fixed(points_in: np.ndarray, dpi: float, r0: int, c0: int) -> np.ndarray:
     return np.round(px * (1 << _SHIFT)).astype(np.int32)
 
 
-def rasterize(shape: tuple[int, int], dpi: float, *, strokes: Sequence[np.ndarray] = (),
-              polygons: Sequence[np.ndarray] = (), width_in: float = 0.015) -> Patch | None:
+def rasterize(
+    shape: tuple[int, int],
+    dpi: float,
+    *,
+    strokes: Sequence[np.ndarray] = (),
+    polygons: Sequence[np.ndarray] = (),
+    width_in: float = 0.015,
+) -> Patch | None:
     """Anti-aliased coverage of some strokes (open polylines) and filled polygons, in inches."""
     pts = [np.asarray(p, dtype=np.float64) for p in (*strokes, *polygons) if len(p)]
     if not pts:
@@ -82,17 +88,26 @@ def rasterize(shape: tuple[int, int], dpi: float, *, strokes: Sequence[np.ndarra
         cv2.fillPoly(mask, [_fixed(p, dpi, r0, c0) for p in polygons if len(p) > 2], 255, cv2.LINE_AA, _SHIFT)
     if strokes:
         thickness = max(1, int(round(width_px)))
-        cv2.polylines(mask, [_fixed(s, dpi, r0, c0) for s in strokes if len(s) > 1], False, 255,
-                      thickness, cv2.LINE_AA, _SHIFT)
+        cv2.polylines(
+            mask, [_fixed(s, dpi, r0, c0) for s in strokes if len(s) > 1], False, 255, thickness, cv2.LINE_AA, _SHIFT
+        )
         for s in strokes:  # a one-point stroke is a dot
             if len(s) == 1:
-                cv2.circle(mask, tuple(_fixed(s, dpi, r0, c0)[0]), max(1, thickness // 2) << _SHIFT, 255,
-                           -1, cv2.LINE_AA, _SHIFT)
+                cv2.circle(
+                    mask,
+                    tuple(_fixed(s, dpi, r0, c0)[0]),
+                    max(1, thickness // 2) << _SHIFT,
+                    255,
+                    -1,
+                    cv2.LINE_AA,
+                    _SHIFT,
+                )
     return Patch(r0, c0, mask.astype(np.float32) * (1.0 / 255.0))
 
 
-def lay_ink(page: np.ndarray, patch: Patch | None, pen: Pen, rng: np.random.Generator, *,
-            dpi: float = 200.0) -> Patch | None:
+def lay_ink(
+    page: np.ndarray, patch: Patch | None, pen: Pen, rng: np.random.Generator, *, dpi: float = 200.0
+) -> Patch | None:
     """Darken ``page`` in place under ``patch`` with ``pen``'s ink (and its grain).
 
     Returns how much each pixel was darkened, as a share of white paper (0..1).
@@ -106,7 +121,7 @@ def lay_ink(page: np.ndarray, patch: Patch | None, pen: Pen, rng: np.random.Gene
         small = (max(2, int(np.ceil(cover.shape[0] / cell)) + 1), max(2, int(np.ceil(cover.shape[1] / cell)) + 1))
         tex = rng.random(small, dtype=np.float32)
         tex = cv2.resize(tex, (int(small[1] * cell), int(small[0] * cell)), interpolation=cv2.INTER_LINEAR)
-        tex = tex[:cover.shape[0], :cover.shape[1]]
+        tex = tex[: cover.shape[0], : cover.shape[1]]
         if tex.shape != cover.shape:
             tex = cv2.resize(tex, (cover.shape[1], cover.shape[0]), interpolation=cv2.INTER_LINEAR)
         # The voter's own pencil (solid_grain): centred on the pen's own gray: clumps of tooth the graphite skipped are lighter by up to
@@ -119,7 +134,7 @@ def lay_ink(page: np.ndarray, patch: Patch | None, pen: Pen, rng: np.random.Gene
             cover = cover * (1.0 - pen.grain * tex)
     dark = cover * (1.0 - pen.gray / 255.0)
     r, c = patch.row, patch.col
-    window = page[r:r + cover.shape[0], c:c + cover.shape[1]]
+    window = page[r : r + cover.shape[0], c : c + cover.shape[1]]
     window[...] = np.clip(window * (1.0 - dark) + 0.5, 0, 255).astype(np.uint8)
     return Patch(r, c, dark)
 

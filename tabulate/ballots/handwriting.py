@@ -35,8 +35,9 @@ def _font(name: str) -> dict:
     return {"glyphs": glyphs, "cap": float(some.cap_line), "base": float(some.base_line)}
 
 
-def handwriting_strokes(text: str, area: Rect, rng: np.random.Generator, *, hand: str | None = None,
-                        cap_height_in: float | None = None) -> tuple[list[np.ndarray], str]:
+def handwriting_strokes(
+    text: str, area: Rect, rng: np.random.Generator, *, hand: str | None = None, cap_height_in: float | None = None
+) -> tuple[list[np.ndarray], str]:
     """Strokes (page inches) writing ``text`` on the line at the bottom of ``area``.
 
     Returns the strokes and the hand used. The text is scaled down, if needed,

@@ -59,9 +59,15 @@ class MarkKind:
         return self.scan == "ambiguous" or self.hand == "ambiguous" or disagree
 
     def to_dict(self) -> dict:
-        return {"scan": self.scan, "scan_accepts": list(self.scan_accepts), "hand": self.hand,
-                "selects": self.selects, "needs_review": self.needs_review, "clause": self.clause,
-                "description": self.description}
+        return {
+            "scan": self.scan,
+            "scan_accepts": list(self.scan_accepts),
+            "hand": self.hand,
+            "selects": self.selects,
+            "needs_review": self.needs_review,
+            "clause": self.clause,
+            "description": self.description,
+        }
 
 
 _ANY = ("unmarked", "marginal", "marked")
@@ -72,30 +78,97 @@ def _k(name, scan, accepts, hand, selects, clause, description) -> tuple[str, Ma
 
 
 #: Every mark kind -> its expected readings. The single source for the simulator's truth and the benchmark.
-MARK_KINDS: Mapping[str, MarkKind] = MappingProxyType(dict([
-    _k("none", "unmarked", ("unmarked",), "no_vote", False, "6:030 §2(1), §3(1)", "no ink at the target"),
-    _k("full_fill", "marked", ("marked",), "vote", True, "6:030 §2(1)(a), §3(1)(a)",
-       "the target filled in, solid or scribbled, sometimes over the outline"),
-    _k("partial_fill", "marked", ("marked",), "vote", True, "6:030 §3(1)(a)",
-       "55-85 % of the target's interior filled (a majority)"),
-    _k("light_pencil", "ambiguous", ("marginal", "marked"), "vote", True, "6:030 §2(1)(a), §3(1)(a)",
-       "the target filled with a light, grainy pencil"),
-    _k("x_mark", "ambiguous", _ANY, "vote", True, "6:030 §3(1)(e)", "an X drawn across the target"),
-    _k("check", "ambiguous", _ANY, "vote", True, "6:030 §3(1)(e)", "a check mark drawn across the target"),
-    _k("line_through", "ambiguous", _ANY, "vote", True, "6:030 §3(1)(f)",
-       "one line crossing the target's outline at two points and no other target"),
-    _k("dot", "ambiguous", _ANY, "ambiguous", False, "6:030 §3(1)", "a small dot inside the target"),
-    _k("circle", "unmarked", ("unmarked",), "vote", True, "6:030 §3(1)(b)",
-       "a loop drawn around the target, all ink outside it"),
-    _k("beside_name", "unmarked", ("unmarked",), "vote", True, "6:030 §3(1)(e)",
-       "an X or check on the candidate's name, not on the target"),
-    _k("erasure", "ambiguous", ("unmarked", "marginal"), "no_vote", False, "6:030 §3(3)(a)",
-       "light, patchy residue of an erased pencil fill"),
-    _k("hesitation", "unmarked", ("unmarked", "marginal"), "no_vote", False, "6:030 §2(1)",
-       "a tiny pen touch at the edge of the target"),
-    _k("stray", "unmarked", ("unmarked",), "no_vote", False, "6:030 §2(1)",
-       "a scribble in white space away from every target"),
-]))
+MARK_KINDS: Mapping[str, MarkKind] = MappingProxyType(
+    dict(
+        [
+            _k("none", "unmarked", ("unmarked",), "no_vote", False, "6:030 §2(1), §3(1)", "no ink at the target"),
+            _k(
+                "full_fill",
+                "marked",
+                ("marked",),
+                "vote",
+                True,
+                "6:030 §2(1)(a), §3(1)(a)",
+                "the target filled in, solid or scribbled, sometimes over the outline",
+            ),
+            _k(
+                "partial_fill",
+                "marked",
+                ("marked",),
+                "vote",
+                True,
+                "6:030 §3(1)(a)",
+                "55-85 % of the target's interior filled (a majority)",
+            ),
+            _k(
+                "light_pencil",
+                "ambiguous",
+                ("marginal", "marked"),
+                "vote",
+                True,
+                "6:030 §2(1)(a), §3(1)(a)",
+                "the target filled with a light, grainy pencil",
+            ),
+            _k("x_mark", "ambiguous", _ANY, "vote", True, "6:030 §3(1)(e)", "an X drawn across the target"),
+            _k("check", "ambiguous", _ANY, "vote", True, "6:030 §3(1)(e)", "a check mark drawn across the target"),
+            _k(
+                "line_through",
+                "ambiguous",
+                _ANY,
+                "vote",
+                True,
+                "6:030 §3(1)(f)",
+                "one line crossing the target's outline at two points and no other target",
+            ),
+            _k("dot", "ambiguous", _ANY, "ambiguous", False, "6:030 §3(1)", "a small dot inside the target"),
+            _k(
+                "circle",
+                "unmarked",
+                ("unmarked",),
+                "vote",
+                True,
+                "6:030 §3(1)(b)",
+                "a loop drawn around the target, all ink outside it",
+            ),
+            _k(
+                "beside_name",
+                "unmarked",
+                ("unmarked",),
+                "vote",
+                True,
+                "6:030 §3(1)(e)",
+                "an X or check on the candidate's name, not on the target",
+            ),
+            _k(
+                "erasure",
+                "ambiguous",
+                ("unmarked", "marginal"),
+                "no_vote",
+                False,
+                "6:030 §3(3)(a)",
+                "light, patchy residue of an erased pencil fill",
+            ),
+            _k(
+                "hesitation",
+                "unmarked",
+                ("unmarked", "marginal"),
+                "no_vote",
+                False,
+                "6:030 §2(1)",
+                "a tiny pen touch at the edge of the target",
+            ),
+            _k(
+                "stray",
+                "unmarked",
+                ("unmarked",),
+                "no_vote",
+                False,
+                "6:030 §2(1)",
+                "a scribble in white space away from every target",
+            ),
+        ]
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -116,8 +189,15 @@ def _axes(t: TargetLayout) -> tuple[float, float, float, float]:
     return cx, cy, b.w / 2, b.h / 2
 
 
-def _outline(t: TargetLayout, grow: float, rng: np.random.Generator, wobble: float = 0.0,
-             n: int = 40, start: float = 0.0, sweep: float = 2 * np.pi) -> np.ndarray:
+def _outline(
+    t: TargetLayout,
+    grow: float,
+    rng: np.random.Generator,
+    wobble: float = 0.0,
+    n: int = 40,
+    start: float = 0.0,
+    sweep: float = 2 * np.pi,
+) -> np.ndarray:
     """Points around the target's outline grown by ``grow`` inches (negative shrinks), hand-wobbled."""
     cx, cy, a, b = _axes(t)
     th = start + sweep * np.linspace(0.0, 1.0, n, endpoint=sweep < 2 * np.pi)
@@ -157,7 +237,7 @@ def interior_ink(t: TargetLayout, patch: Patch | None, dpi: float) -> float:
     rs, cs = max(pr, 0), max(pc, 0)
     re, ce = min(pr + pv.shape[0], rows), min(pc + pv.shape[1], cols)
     if re > rs and ce > cs:
-        cover[rs:re, cs:ce] = pv[rs - pr:re - pr, cs - pc:ce - pc]
+        cover[rs:re, cs:ce] = pv[rs - pr : re - pr, cs - pc : ce - pc]
     n = int(inside.sum())
     return float(cover[inside].sum() / n) if n else 0.0
 
@@ -209,8 +289,14 @@ def _partial_fill(t: TargetLayout, pen: Pen, rng: np.random.Generator, dpi: floa
     inside = interior_mask(t, dpi, r0, c0, whole.cover.shape) & (whole.cover > 0.5)
     rows, cols = np.nonzero(inside)
     proj = ((cols + c0 + 0.5) / dpi) * u[0] + ((rows + r0 + 0.5) / dpi) * u[1]
-    n_interior = max(1, int(interior_mask(t, dpi, int(b.y * dpi) - 2, int(b.x * dpi) - 2,
-                                          (int(b.h * dpi) + 5, int(b.w * dpi) + 5)).sum()))
+    n_interior = max(
+        1,
+        int(
+            interior_mask(
+                t, dpi, int(b.y * dpi) - 2, int(b.x * dpi) - 2, (int(b.h * dpi) + 5, int(b.w * dpi) + 5)
+            ).sum()
+        ),
+    )
     k = min(len(proj) - 1, int(np.ceil(goal * n_interior)))
     q = float(np.sort(proj)[k]) if len(proj) else 0.0
     return [], [_clip_halfplane(poly, u, q)], pen
@@ -249,7 +335,7 @@ def _line_through(t: TargetLayout, pen: Pen, rng: np.random.Generator) -> Shape:
     p = np.array([cx, cy]) + off
     # Half-chord of the ellipse along d through p, then extend 0.03-0.07 in past the outline each side.
     A = (d[0] / a) ** 2 + (d[1] / b) ** 2
-    B = 2 * ((p[0] - cx) * d[0] / a ** 2 + (p[1] - cy) * d[1] / b ** 2)
+    B = 2 * ((p[0] - cx) * d[0] / a**2 + (p[1] - cy) * d[1] / b**2)
     C = ((p[0] - cx) / a) ** 2 + ((p[1] - cy) / b) ** 2 - 1
     disc = np.sqrt(max(B * B - 4 * A * C, 0.0))
     t0, t1 = (-B - disc) / (2 * A), (-B + disc) / (2 * A)
@@ -281,8 +367,14 @@ def _beside_name(t: TargetLayout, pen: Pen, rng: np.random.Generator) -> Shape:
     x = m.x + rng.uniform(0.15, max(0.16, min(0.9, m.w - 0.2)))
     y = t.bounds.center[1] + rng.uniform(-0.02, 0.02)
     if rng.random() < 0.5:
-        return [jitter_line((x - size, y - size), (x + size, y + size), rng, 0.006),
-                jitter_line((x + size, y - size), (x - size, y + size), rng, 0.006)], [], pen
+        return (
+            [
+                jitter_line((x - size, y - size), (x + size, y + size), rng, 0.006),
+                jitter_line((x + size, y - size), (x - size, y + size), rng, 0.006),
+            ],
+            [],
+            pen,
+        )
     return _check_strokes(x, y, size, size * 0.7, rng), [], pen
 
 
@@ -301,9 +393,17 @@ def _hesitation(t: TargetLayout, pen: Pen, rng: np.random.Generator) -> Shape:
 
 
 _DRAW: Mapping[str, Callable[[TargetLayout, Pen, np.random.Generator], Shape]] = {
-    "full_fill": _full_fill, "partial_fill": _partial_fill, "light_pencil": _light_pencil,
-    "x_mark": _x_mark, "check": _check, "line_through": _line_through, "dot": _dot,
-    "circle": _circle, "beside_name": _beside_name, "erasure": _erasure, "hesitation": _hesitation,
+    "full_fill": _full_fill,
+    "partial_fill": _partial_fill,
+    "light_pencil": _light_pencil,
+    "x_mark": _x_mark,
+    "check": _check,
+    "line_through": _line_through,
+    "dot": _dot,
+    "circle": _circle,
+    "beside_name": _beside_name,
+    "erasure": _erasure,
+    "hesitation": _hesitation,
 }
 
 
@@ -325,18 +425,24 @@ def _extent(strokes, polygons, pad: float) -> Rect | None:
     return Rect(float(lo[0]), float(lo[1]), float(hi[0] - lo[0]), float(hi[1] - lo[1]))
 
 
-def draw_mark(page: np.ndarray, kind: str, target: TargetLayout, *, dpi: float, pen: Pen,
-              rng: np.random.Generator) -> DrawnMark:
+def draw_mark(
+    page: np.ndarray, kind: str, target: TargetLayout, *, dpi: float, pen: Pen, rng: np.random.Generator
+) -> DrawnMark:
     """Draw one mark of ``kind`` at ``target`` on ``page`` (uint8, 255 = paper) in place."""
     strokes, polygons, used = mark_shape(kind, target, pen, rng)
     patch = rasterize(page.shape, dpi, strokes=strokes, polygons=polygons, width_in=used.width_in)
     dark = lay_ink(page, patch, used, rng, dpi=dpi)
-    return DrawnMark(kind, interior_ink(target, dark, dpi), _extent(strokes, polygons, used.width_in / 2),
-                     interior_ink(target, patch, dpi))
+    return DrawnMark(
+        kind,
+        interior_ink(target, dark, dpi),
+        _extent(strokes, polygons, used.width_in / 2),
+        interior_ink(target, patch, dpi),
+    )
 
 
-def draw_strokes(page: np.ndarray, strokes: list[np.ndarray], *, dpi: float, pen: Pen,
-                 rng: np.random.Generator) -> Rect | None:
+def draw_strokes(
+    page: np.ndarray, strokes: list[np.ndarray], *, dpi: float, pen: Pen, rng: np.random.Generator
+) -> Rect | None:
     """Draw free strokes (handwriting, stray scribbles) given in page inches; return their extent."""
     patch = rasterize(page.shape, dpi, strokes=strokes, width_in=pen.width_in)
     lay_ink(page, patch, pen, rng, dpi=dpi)

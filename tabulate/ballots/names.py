@@ -15,21 +15,79 @@ from ..election.model import Contest, Election
 
 #: How a written name relates to the contest's candidates, and how often voters write each.
 WRITE_IN_HOWS: tuple[tuple[str, float], ...] = (
-    ("declared", 0.35),      # a declared candidate's full name
-    ("variation", 0.15),     # a name variation filed on the declaration (KRS 117.265(2))
-    ("surname", 0.10),       # the declared candidate's surname alone
-    ("misspelled", 0.15),    # a declared candidate's name with a slip of the pen
-    ("first_name", 0.05),    # the declared candidate's first name alone (not a valid vote)
-    ("on_ballot", 0.08),     # a candidate already printed on the ballot (§4(2): not counted)
-    ("random", 0.12),        # someone who did not file
+    ("declared", 0.35),  # a declared candidate's full name
+    ("variation", 0.15),  # a name variation filed on the declaration (KRS 117.265(2))
+    ("surname", 0.10),  # the declared candidate's surname alone
+    ("misspelled", 0.15),  # a declared candidate's name with a slip of the pen
+    ("first_name", 0.05),  # the declared candidate's first name alone (not a valid vote)
+    ("on_ballot", 0.08),  # a candidate already printed on the ballot (§4(2): not counted)
+    ("random", 0.12),  # someone who did not file
 )
 
-_FIRST = ("James", "Mary", "Robert", "Patricia", "John", "Jennifer", "Michael", "Linda", "David", "Barbara",
-          "William", "Susan", "Richard", "Jessica", "Joseph", "Sarah", "Thomas", "Karen", "Charles", "Nancy",
-          "Dolly", "Wendell", "Loretta", "Earl", "Mabel", "Otis", "Ruby", "Virgil", "Opal", "Homer")
-_LAST = ("Smith", "Johnson", "Williams", "Brown", "Jones", "Miller", "Davis", "Wilson", "Anderson", "Taylor",
-         "Thomas", "Moore", "Martin", "Jackson", "Thompson", "White", "Harris", "Clark", "Lewis", "Walker",
-         "Combs", "Sizemore", "Caudill", "Napier", "Slone", "Hatfield", "Mattingly", "Hounshell", "Begley", "Noble")
+_FIRST = (
+    "James",
+    "Mary",
+    "Robert",
+    "Patricia",
+    "John",
+    "Jennifer",
+    "Michael",
+    "Linda",
+    "David",
+    "Barbara",
+    "William",
+    "Susan",
+    "Richard",
+    "Jessica",
+    "Joseph",
+    "Sarah",
+    "Thomas",
+    "Karen",
+    "Charles",
+    "Nancy",
+    "Dolly",
+    "Wendell",
+    "Loretta",
+    "Earl",
+    "Mabel",
+    "Otis",
+    "Ruby",
+    "Virgil",
+    "Opal",
+    "Homer",
+)
+_LAST = (
+    "Smith",
+    "Johnson",
+    "Williams",
+    "Brown",
+    "Jones",
+    "Miller",
+    "Davis",
+    "Wilson",
+    "Anderson",
+    "Taylor",
+    "Thomas",
+    "Moore",
+    "Martin",
+    "Jackson",
+    "Thompson",
+    "White",
+    "Harris",
+    "Clark",
+    "Lewis",
+    "Walker",
+    "Combs",
+    "Sizemore",
+    "Caudill",
+    "Napier",
+    "Slone",
+    "Hatfield",
+    "Mattingly",
+    "Hounshell",
+    "Begley",
+    "Noble",
+)
 #: Joke and protest write-ins every county sees.
 _PROTEST = ("Mickey Mouse", "None of the Above", "Daniel Boone", "Anybody Else", "My Dog Rufus")
 
@@ -43,18 +101,18 @@ def misspell(name: str, rng: np.random.Generator) -> str:
     i = int(rng.integers(1, len(word) - 1))
     op = int(rng.integers(4))
     if op == 0:
-        word = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+        word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
     elif op == 1:
-        word = word[:i] + word[i + 1:]
+        word = word[:i] + word[i + 1 :]
     elif op == 2:
         word = word[:i] + word[i] + word[i:]
     else:
         vowels = "aeiou"
         j = next((k for k in range(i, len(word)) if word[k] in vowels), None)
         if j is None:
-            word = word[:i] + word[i + 1:]
+            word = word[:i] + word[i + 1 :]
         else:
-            word = word[:j] + vowels[(vowels.index(word[j]) + 1 + int(rng.integers(4))) % 5] + word[j + 1:]
+            word = word[:j] + vowels[(vowels.index(word[j]) + 1 + int(rng.integers(4))) % 5] + word[j + 1 :]
     return " ".join(parts[:-1] + [word])
 
 

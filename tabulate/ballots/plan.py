@@ -46,8 +46,7 @@ def make_pen(kind: str, rng: np.random.Generator) -> Pen:
     if kind == "blue_pen":
         return Pen(kind, rng.uniform(55, 100), rng.uniform(0.012, 0.02), grain=0.05)
     if kind == "pencil":
-        return Pen(kind, rng.uniform(80, 130), rng.uniform(0.014, 0.022), grain=rng.uniform(0.2, 0.4),
-                   solid_grain=True)
+        return Pen(kind, rng.uniform(80, 130), rng.uniform(0.014, 0.022), grain=rng.uniform(0.2, 0.4), solid_grain=True)
     raise ValueError(f"no pen {kind!r} (black_pen, blue_pen, pencil)")
 
 
@@ -65,8 +64,9 @@ def _selection_kind(habit: str, population: Population, rng: np.random.Generator
     return kind
 
 
-def plan_sheet(layout: BallotLayout, intent: VoterIntent, population: Population,
-               rng: np.random.Generator) -> SheetPlan:
+def plan_sheet(
+    layout: BallotLayout, intent: VoterIntent, population: Population, rng: np.random.Generator
+) -> SheetPlan:
     """Choose the mark for every selection, the voter's pen, and the non-vote marks (erasures, strays, ...)."""
     where = target_index(layout)
     habit = pick(rng, population.habits)
@@ -110,9 +110,15 @@ def plan_sheet(layout: BallotLayout, intent: VoterIntent, population: Population
     return SheetPlan(intent, pen, habit, ordered, tuple(strays))
 
 
-def forced_plan(layout: BallotLayout, precinct_id: str, marks: dict[tuple[str, str], str], *,
-                write_ins: dict[tuple[str, str], str] | None = None, pen: Pen | None = None,
-                strays: tuple[int, ...] = ()) -> SheetPlan:
+def forced_plan(
+    layout: BallotLayout,
+    precinct_id: str,
+    marks: dict[tuple[str, str], str],
+    *,
+    write_ins: dict[tuple[str, str], str] | None = None,
+    pen: Pen | None = None,
+    strays: tuple[int, ...] = (),
+) -> SheetPlan:
     """A plan with chosen marks: ``{(contest id, option id): kind}``, and names written on write-in lines.
 
     For tests and test decks: the intent is read off the marks (an option is
@@ -127,8 +133,9 @@ def forced_plan(layout: BallotLayout, precinct_id: str, marks: dict[tuple[str, s
         if kind not in MARK_KINDS or kind == "stray":
             raise ValueError(f"no mark kind {kind!r} at a target")
     keys = sorted({*marks, *write_ins}, key=list(where).index)
-    straight = tuple(o for (c, o) in keys
-                     if c == STRAIGHT_PARTY_CONTEST_ID and MARK_KINDS[marks.get((c, o), "none")].selects)
+    straight = tuple(
+        o for (c, o) in keys if c == STRAIGHT_PARTY_CONTEST_ID and MARK_KINDS[marks.get((c, o), "none")].selects
+    )
     choices = {}
     for c, o in keys:
         if c == STRAIGHT_PARTY_CONTEST_ID:
@@ -136,8 +143,9 @@ def forced_plan(layout: BallotLayout, precinct_id: str, marks: dict[tuple[str, s
         kind = marks.get((c, o), "none")
         ch = choices.get(c, ContestChoice(c))
         sel = ch.selections + ((o,) if MARK_KINDS[kind].selects else ())
-        wis = ch.write_ins + ((WriteIn(o, write_ins[(c, o)], "given", None, MARK_KINDS[kind].selects),)
-                              if (c, o) in write_ins else ())
+        wis = ch.write_ins + (
+            (WriteIn(o, write_ins[(c, o)], "given", None, MARK_KINDS[kind].selects),) if (c, o) in write_ins else ()
+        )
         choices[c] = ContestChoice(c, sel, wis)
     intent = VoterIntent("forced", layout.style_id, precinct_id, None, straight, tuple(choices.values()))
     wi = {(ch.contest_id, w.option_id): w for ch in choices.values() for w in ch.write_ins}

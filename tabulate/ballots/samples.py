@@ -74,8 +74,15 @@ def _write_chunk(indices: list[int]) -> list[dict]:
     out_dir = Path(o["out_dir"])
     truths = []
     for k in indices:
-        sheet = simulate_sheet(election, k, o["seed"], dpi=o["dpi"], population=o["population"],
-                               scan_profile=o["scan_profile"], bitonal_fraction=o["bitonal_fraction"])
+        sheet = simulate_sheet(
+            election,
+            k,
+            o["seed"],
+            dpi=o["dpi"],
+            population=o["population"],
+            scan_profile=o["scan_profile"],
+            bitonal_fraction=o["bitonal_fraction"],
+        )
         truth = sheet.truth
         for image, entry in zip(sheet.pages, truth["images"]):
             data, ext = encode_page(image, fmt=o["fmt"], bitonal=sheet.bitonal, dpi=o["dpi"])
@@ -92,8 +99,10 @@ def _prepare(out_dir: Path, force: bool) -> None:
         raise SamplesError(f"{out_dir} exists and is not a folder")
     old = sorted(out_dir.glob("sheet-*-*.*")) + ([out_dir / TRUTH_FILE] if (out_dir / TRUTH_FILE).exists() else [])
     if old and not force:
-        raise SamplesError(f"{out_dir} already holds simulated scans ({len(old)} files); "
-                           "choose another folder or pass --force to replace them")
+        raise SamplesError(
+            f"{out_dir} already holds simulated scans ({len(old)} files); "
+            "choose another folder or pass --force to replace them"
+        )
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         for f in old:
@@ -104,10 +113,21 @@ def _prepare(out_dir: Path, force: bool) -> None:
         raise SamplesError(f"cannot write to {out_dir}: permission denied")
 
 
-def write_samples(election: Election, out_dir: str | Path, n: int, seed: int, *, dpi: int = 200,
-                  fmt: str = "jpeg", bitonal_fraction: float = 0.1, population: str = "realistic",
-                  scan_profile: str = "default", jobs: int = 1, force: bool = False,
-                  progress: Callable[[int], None] | None = None) -> dict:
+def write_samples(
+    election: Election,
+    out_dir: str | Path,
+    n: int,
+    seed: int,
+    *,
+    dpi: int = 200,
+    fmt: str = "jpeg",
+    bitonal_fraction: float = 0.1,
+    population: str = "realistic",
+    scan_profile: str = "default",
+    jobs: int = 1,
+    force: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> dict:
     """Simulate ``n`` sheets and write their images and ``truth.json`` into ``out_dir``.
 
     The same arguments give the same bytes, whatever ``jobs`` is. Returns the
@@ -120,8 +140,15 @@ def write_samples(election: Election, out_dir: str | Path, n: int, seed: int, *,
         raise ValueError(f"bitonal fraction {bitonal_fraction} is not between 0 and 1")
     out_dir = Path(out_dir)
     _prepare(out_dir, force)
-    options = {"out_dir": str(out_dir), "seed": seed, "dpi": dpi, "fmt": fmt, "population": population,
-               "scan_profile": scan_profile, "bitonal_fraction": bitonal_fraction}
+    options = {
+        "out_dir": str(out_dir),
+        "seed": seed,
+        "dpi": dpi,
+        "fmt": fmt,
+        "population": population,
+        "scan_profile": scan_profile,
+        "bitonal_fraction": bitonal_fraction,
+    }
     chunk = 4
     chunks = [list(range(i, min(i + chunk, n))) for i in range(0, n, chunk)]
     sheets: list[dict] = []
@@ -142,8 +169,13 @@ def write_samples(election: Election, out_dir: str | Path, n: int, seed: int, *,
         "format": TRUTH_FORMAT,
         "generator": f"tabulate {__version__}",
         "election": {"title": election.title, "date": election.date, "hash": election.hash},
-        "seed": seed, "ballots": n, "dpi": dpi, "image_format": fmt, "bitonal_fraction": bitonal_fraction,
-        "population": population, "scan_profile": scan_profile,
+        "seed": seed,
+        "ballots": n,
+        "dpi": dpi,
+        "image_format": fmt,
+        "bitonal_fraction": bitonal_fraction,
+        "population": population,
+        "scan_profile": scan_profile,
         "mark_kinds": {k: v.to_dict() for k, v in MARK_KINDS.items()},
         "sheets": sheets,
     }
@@ -158,6 +190,7 @@ def load_truth(path: str | Path) -> dict:
         path = path / TRUTH_FILE
     doc = json.loads(path.read_text(encoding="utf-8"))
     if doc.get("format") != TRUTH_FORMAT:
-        raise ValueError(f"{path}: not a simulator truth file "
-                         f"(format {doc.get('format')!r}, expected {TRUTH_FORMAT!r})")
+        raise ValueError(
+            f"{path}: not a simulator truth file (format {doc.get('format')!r}, expected {TRUTH_FORMAT!r})"
+        )
     return doc

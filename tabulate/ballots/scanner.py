@@ -31,13 +31,13 @@ class ScanProfile:
     shift_max_in: float = 0.10
     #: Scanned area beyond each paper edge (the scanner's backing shows there), so skew never cuts the corner marks.
     overscan_in: float = 0.2
-    p_flipped: float = 0.05   # fed upside down: both pages turned 180 degrees
-    p_swapped: float = 0.03   # fed face down: the back page comes out first
+    p_flipped: float = 0.05  # fed upside down: both pages turned 180 degrees
+    p_swapped: float = 0.03  # fed face down: the back page comes out first
     blur_sigma_px: tuple[float, float] = (0.4, 1.2)
     noise_sd: tuple[int, ...] = (0, 1, 1, 2)
     paper: tuple[float, float] = (226.0, 250.0)
     black: tuple[float, float] = (8.0, 35.0)
-    tone: tuple[float, float] = (0.0, 0.04)   # smooth brightness variation across the page
+    tone: tuple[float, float] = (0.0, 0.04)  # smooth brightness variation across the page
     p_streak: float = 0.15
     threshold_offset: float = 15.0
 
@@ -45,14 +45,38 @@ class ScanProfile:
 SCAN_PROFILES: dict[str, ScanProfile] = {
     "default": ScanProfile(),
     # Square, clean, well-lit: for first tests of a reader.
-    "clean": ScanProfile("clean", rotation_sd_deg=0.0, rotation_max_deg=0.0, scale_max=0.0, shift_max_in=0.0,
-                         overscan_in=0.0,
-                         p_flipped=0.0, p_swapped=0.0, blur_sigma_px=(0.0, 0.0), noise_sd=(0,),
-                         paper=(255.0, 255.0), black=(0.0, 0.0), tone=(0.0, 0.0), p_streak=0.0, threshold_offset=0.0),
+    "clean": ScanProfile(
+        "clean",
+        rotation_sd_deg=0.0,
+        rotation_max_deg=0.0,
+        scale_max=0.0,
+        shift_max_in=0.0,
+        overscan_in=0.0,
+        p_flipped=0.0,
+        p_swapped=0.0,
+        blur_sigma_px=(0.0, 0.0),
+        noise_sd=(0,),
+        paper=(255.0, 255.0),
+        black=(0.0, 0.0),
+        tone=(0.0, 0.0),
+        p_streak=0.0,
+        threshold_offset=0.0,
+    ),
     # Everything at the edge of what the design promises (±3°, ±2 %, heavy blur and noise, many streaks).
-    "rough": ScanProfile("rough", rotation_sd_deg=2.0, shift_max_in=0.15, p_flipped=0.25, p_swapped=0.1,
-                         blur_sigma_px=(0.8, 1.6), noise_sd=(4, 6, 8), paper=(205.0, 240.0), black=(20.0, 60.0),
-                         tone=(0.03, 0.08), p_streak=0.6, threshold_offset=25.0),
+    "rough": ScanProfile(
+        "rough",
+        rotation_sd_deg=2.0,
+        shift_max_in=0.15,
+        p_flipped=0.25,
+        p_swapped=0.1,
+        blur_sigma_px=(0.8, 1.6),
+        noise_sd=(4, 6, 8),
+        paper=(205.0, 240.0),
+        black=(20.0, 60.0),
+        tone=(0.03, 0.08),
+        p_streak=0.6,
+        threshold_offset=25.0,
+    ),
 }
 
 
@@ -60,18 +84,18 @@ SCAN_PROFILES: dict[str, ScanProfile] = {
 class ScanParams:
     """The settings one page image was made with (all that `scan_page` needs besides the page)."""
 
-    rotation_deg: float = 0.0   # counter-clockwise as the image is viewed
+    rotation_deg: float = 0.0  # counter-clockwise as the image is viewed
     scale: float = 1.0
-    shift_in: tuple[float, float] = (0.0, 0.0)   # added after rotation and scale, before a flip
-    flipped: bool = False       # the whole image turned 180 degrees
+    shift_in: tuple[float, float] = (0.0, 0.0)  # added after rotation and scale, before a flip
+    flipped: bool = False  # the whole image turned 180 degrees
     blur_sigma_px: float = 0.0
     noise_sd: int = 0
     noise_offset: int = 0
-    paper: float = 255.0        # gray of blank paper in the image
-    black: float = 0.0          # gray of full-black print in the image
+    paper: float = 255.0  # gray of blank paper in the image
+    black: float = 0.0  # gray of full-black print in the image
     tone: float = 0.0
     tone_seed: int = 0
-    streaks: tuple[tuple[int, int, int], ...] = ()   # (column, width px, gray change)
+    streaks: tuple[tuple[int, int, int], ...] = ()  # (column, width px, gray change)
     bitonal: bool = False
     threshold: float | None = None
     overscan_in: float = 0.0
@@ -122,8 +146,14 @@ class SheetScan:
         return self.pages == (2, 1)
 
 
-def draw_scan(rng: np.random.Generator, profile: ScanProfile = ScanProfile(), *, bitonal: bool = False,
-              dpi: float = 200.0, page_size_in: tuple[float, float] = (8.5, 11.0)) -> SheetScan:
+def draw_scan(
+    rng: np.random.Generator,
+    profile: ScanProfile = ScanProfile(),
+    *,
+    bitonal: bool = False,
+    dpi: float = 200.0,
+    page_size_in: tuple[float, float] = (8.5, 11.0),
+) -> SheetScan:
     """Draw one sheet's scanner settings.
 
     The back camera sees the same physical skew mirrored, so the back page's
@@ -146,8 +176,9 @@ def draw_scan(rng: np.random.Generator, profile: ScanProfile = ScanProfile(), *,
     black = float(rng.uniform(*p.black))
     tone = float(rng.uniform(*p.tone))
     # A threshold nearer the paper than the ink: print and pen survive, light pencil mostly does not.
-    threshold = (black + 0.6 * (paper - black) + float(rng.uniform(-p.threshold_offset, p.threshold_offset))
-                 if bitonal else None)
+    threshold = (
+        black + 0.6 * (paper - black) + float(rng.uniform(-p.threshold_offset, p.threshold_offset)) if bitonal else None
+    )
 
     width_px = round((page_size_in[0] + 2 * p.overscan_in) * dpi)
 
@@ -158,9 +189,23 @@ def draw_scan(rng: np.random.Generator, profile: ScanProfile = ScanProfile(), *,
                 col = int(rng.integers(0, width_px))
                 delta = int(rng.integers(-110, -25)) if rng.random() < 0.75 else int(rng.integers(10, 40))
                 streaks.append((col, int(rng.integers(1, 4)), delta))
-        return ScanParams(rotation, scale, (float(shift[0]), float(shift[1])), flipped, blur, noise,
-                          int(rng.integers(0, 1 << 20)), paper, black, tone, int(rng.integers(0, 2**31)),
-                          tuple(streaks), bitonal, threshold, p.overscan_in)
+        return ScanParams(
+            rotation,
+            scale,
+            (float(shift[0]), float(shift[1])),
+            flipped,
+            blur,
+            noise,
+            int(rng.integers(0, 1 << 20)),
+            paper,
+            black,
+            tone,
+            int(rng.integers(0, 2**31)),
+            tuple(streaks),
+            bitonal,
+            threshold,
+            p.overscan_in,
+        )
 
     front = one(rot, (dx, dy))
     back = one(-rot + float(rng.normal(0, 0.05)) if rot else 0.0, (-dx, dy))
@@ -208,8 +253,9 @@ def scan_page(page: np.ndarray, params: ScanParams, *, dpi: float) -> np.ndarray
     m_px = m.copy()
     m_px[:, :2] /= dpi
     if (w, h) != (pw, ph) or not np.allclose(m_px, [[1, 0, 0], [0, 1, 0]]):
-        img = cv2.warpAffine(page, to_cv_matrix(m_px), (w, h), flags=cv2.INTER_LINEAR,
-                             borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+        img = cv2.warpAffine(
+            page, to_cv_matrix(m_px), (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=255
+        )
     else:
         img = page.copy()
     if params.black > 0 or params.paper < 255:
@@ -224,13 +270,13 @@ def scan_page(page: np.ndarray, params: ScanParams, *, dpi: float) -> np.ndarray
         k = 2 * int(np.ceil(2.5 * params.blur_sigma_px)) + 1
         img = cv2.GaussianBlur(img, (k, k), params.blur_sigma_px)
     for col, width, delta in params.streaks:  # dust on the glass: a line down the whole feed
-        band = img[:, col:col + width].astype(np.int16) + delta
-        img[:, col:col + width] = np.clip(band, 0, 255).astype(np.uint8)
+        band = img[:, col : col + width].astype(np.int16) + delta
+        img[:, col : col + width] = np.clip(band, 0, 255).astype(np.uint8)
     if params.noise_sd > 0:
         pos, neg = _noise_pool(params.noise_sd, h * w)
         o = params.noise_offset % (1 << 20)
-        img = cv2.add(img, pos[o:o + h * w].reshape(h, w))
-        img = cv2.subtract(img, neg[o:o + h * w].reshape(h, w))
+        img = cv2.add(img, pos[o : o + h * w].reshape(h, w))
+        img = cv2.subtract(img, neg[o : o + h * w].reshape(h, w))
     if params.bitonal:
         thr = params.threshold if params.threshold is not None else (params.black + params.paper) / 2
         img = cv2.threshold(img, thr, 255, cv2.THRESH_BINARY)[1]

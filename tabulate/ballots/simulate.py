@@ -57,8 +57,9 @@ def sheet_rngs(seed: int, index: int) -> tuple[np.random.Generator, np.random.Ge
     return np.random.default_rng(voter), np.random.default_rng(ink), np.random.default_rng(scan)
 
 
-def ink_sheet(election: Election, layout: BallotLayout, plan: SheetPlan, rng: np.random.Generator, *,
-              dpi: int = 200) -> tuple[list[np.ndarray], dict, dict, list]:
+def ink_sheet(
+    election: Election, layout: BallotLayout, plan: SheetPlan, rng: np.random.Generator, *, dpi: int = 200
+) -> tuple[list[np.ndarray], dict, dict, list]:
     """Draw a plan on the blank pages: returns pages, drawn marks and handwriting hands by target, strays."""
     pages = blank_sheet(election, layout, plan.intent.precinct_id, dpi=dpi)
     where = target_index(layout)
@@ -75,8 +76,9 @@ def ink_sheet(election: Election, layout: BallotLayout, plan: SheetPlan, rng: np
     strays = []
     for page_no in plan.strays:
         strokes = stray_strokes(layout.pages[page_no - 1], rng)
-        strays.append((page_no, draw_strokes(pages[page_no - 1], strokes, dpi=dpi, pen=plan.pen, rng=rng)
-                       if strokes else None))
+        strays.append(
+            (page_no, draw_strokes(pages[page_no - 1], strokes, dpi=dpi, pen=plan.pen, rng=rng) if strokes else None)
+        )
     return pages, drawn, hands, strays
 
 
@@ -96,10 +98,19 @@ def _profile(p: str | ScanProfile) -> ScanProfile:
     return SCAN_PROFILES[p]
 
 
-def simulate_sheet(election: Election, index: int, seed: int, *, dpi: int = 200,
-                   population: str | Population = "varied", scan_profile: str | ScanProfile = "default",
-                   bitonal_fraction: float = 0.0, intent: VoterIntent | None = None,
-                   plan: SheetPlan | None = None, scan: SheetScan | None = None) -> SimulatedSheet:
+def simulate_sheet(
+    election: Election,
+    index: int,
+    seed: int,
+    *,
+    dpi: int = 200,
+    population: str | Population = "varied",
+    scan_profile: str | ScanProfile = "default",
+    bitonal_fraction: float = 0.0,
+    intent: VoterIntent | None = None,
+    plan: SheetPlan | None = None,
+    scan: SheetScan | None = None,
+) -> SimulatedSheet:
     """Simulate sheet ``index`` (0-based) of the run seeded ``seed``.
 
     ``intent``, ``plan`` and ``scan`` replace the drawn voter, marks or
@@ -117,8 +128,19 @@ def simulate_sheet(election: Election, index: int, seed: int, *, dpi: int = 200,
     scan = scan or draw_scan(r_scan, prof, bitonal=bitonal, dpi=dpi, page_size_in=size)
     pages, drawn, hands, strays = ink_sheet(election, layout, plan, r_ink, dpi=dpi)
     images = tuple(scan_page(pages[pg - 1], params, dpi=dpi) for pg, params in zip(scan.pages, scan.params))
-    truth = sheet_truth(election, layout, plan, drawn, hands, strays, scan, index=index, dpi=dpi,
-                        population=pop.name, scan_profile=prof.name)
+    truth = sheet_truth(
+        election,
+        layout,
+        plan,
+        drawn,
+        hands,
+        strays,
+        scan,
+        index=index,
+        dpi=dpi,
+        population=pop.name,
+        scan_profile=prof.name,
+    )
     return SimulatedSheet(index, images, truth)
 
 

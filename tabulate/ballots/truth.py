@@ -30,21 +30,35 @@ def _accepts(kind: str, bitonal: bool) -> tuple[str, ...]:
     return MARK_KINDS[kind].scan_accepts
 
 
-def target_entries(plan: SheetPlan, drawn: dict[tuple[str, str], DrawnMark], bitonal: bool,
-                   hands: dict[tuple[str, str], str]) -> list[dict]:
+def target_entries(
+    plan: SheetPlan, drawn: dict[tuple[str, str], DrawnMark], bitonal: bool, hands: dict[tuple[str, str], str]
+) -> list[dict]:
     """One entry per target that carries ink or a written name (every other target is ``none``)."""
     out = []
     for m in plan.marks:
         k = MARK_KINDS[m.kind]
         d = drawn.get((m.contest_id, m.option_id))
-        e = {"page": m.page, "contest": m.contest_id, "option": m.option_id, "kind": m.kind,
-             "scan": k.scan, "scan_accepts": list(_accepts(m.kind, bitonal)), "hand": k.hand,
-             "ink": round(d.interior_ink, 4) if d else 0.0, "cover": round(d.interior_cover, 4) if d else 0.0,
-             "extent_in": _rect(d.extent_in) if d else None}
+        e = {
+            "page": m.page,
+            "contest": m.contest_id,
+            "option": m.option_id,
+            "kind": m.kind,
+            "scan": k.scan,
+            "scan_accepts": list(_accepts(m.kind, bitonal)),
+            "hand": k.hand,
+            "ink": round(d.interior_ink, 4) if d else 0.0,
+            "cover": round(d.interior_cover, 4) if d else 0.0,
+            "extent_in": _rect(d.extent_in) if d else None,
+        }
         if m.write_in:
             w = m.write_in
-            e["write_in"] = {"name": w.name, "how": w.how, "candidate": w.candidate, "marked": w.marked,
-                             "hand": hands.get((m.contest_id, m.option_id))}
+            e["write_in"] = {
+                "name": w.name,
+                "how": w.how,
+                "candidate": w.candidate,
+                "marked": w.marked,
+                "hand": hands.get((m.contest_id, m.option_id)),
+            }
         out.append(e)
     return out
 
@@ -55,10 +69,13 @@ def contest_entries(election: Election, plan: SheetPlan, targets: list[dict]) ->
     out = {}
     for c in election.style_contests(intent.style_id):
         choice = intent.choice(c.id)
-        selections = (tuple(intent.straight_party) if c.id == "straight-party" else choice.selections)
+        selections = tuple(intent.straight_party) if c.id == "straight-party" else choice.selections
         here = [t for t in targets if t["contest"] == c.id]
-        votes, via = intended_votes(election, intent, c) if c.id != "straight-party" else (
-            (selections if len(selections) <= 1 else ()), False)
+        votes, via = (
+            intended_votes(election, intent, c)
+            if c.id != "straight-party"
+            else ((selections if len(selections) <= 1 else ()), False)
+        )
         scan_marked = [t["option"] for t in here if t["scan"] == "marked"]
         hand_votes = [t["option"] for t in here if t["hand"] == "vote"]
         out[c.id] = {
@@ -83,8 +100,9 @@ def review_reasons(targets: list[dict], contests: dict[str, dict]) -> list[dict]
         if k.scan == "ambiguous" or k.hand == "ambiguous":
             reasons.append({"code": "marginal_mark", "contest": t["contest"], "option": t["option"], "kind": t["kind"]})
         elif k.needs_review:
-            reasons.append({"code": "scan_hand_disagreement", "contest": t["contest"], "option": t["option"],
-                            "kind": t["kind"]})
+            reasons.append(
+                {"code": "scan_hand_disagreement", "contest": t["contest"], "option": t["option"], "kind": t["kind"]}
+            )
         if "write_in" in t:
             code = "marked_write_in" if k.selects else "unmarked_write_in"
             reasons.append({"code": code, "contest": t["contest"], "option": t["option"], "kind": t["kind"]})
@@ -101,9 +119,20 @@ def is_blank(targets: list[dict]) -> bool:
     return not any(t["scan"] != "unmarked" or t["hand"] != "no_vote" or "write_in" in t for t in targets)
 
 
-def sheet_truth(election: Election, layout: BallotLayout, plan: SheetPlan, drawn: dict, hands: dict,
-                strays: list[tuple[int, Rect | None]], scan: SheetScan, *, index: int, dpi: float,
-                population: str, scan_profile: str) -> dict:
+def sheet_truth(
+    election: Election,
+    layout: BallotLayout,
+    plan: SheetPlan,
+    drawn: dict,
+    hands: dict,
+    strays: list[tuple[int, Rect | None]],
+    scan: SheetScan,
+    *,
+    index: int,
+    dpi: float,
+    population: str,
+    scan_profile: str,
+) -> dict:
     """The truth record of one simulated sheet (see docs/simulator.md)."""
     bitonal = scan.params[0].bitonal
     targets = target_entries(plan, drawn, bitonal, hands)
@@ -122,8 +151,13 @@ def sheet_truth(election: Election, layout: BallotLayout, plan: SheetPlan, drawn
         "habit": plan.habit,
         "pen": {"kind": plan.pen.kind, "gray": round(plan.pen.gray, 1), "width_in": round(plan.pen.width_in, 4)},
         "images": [
-            {"side": side, "page": pg, "bitonal": p.bitonal, "scan_profile": scan_profile,
-             "transform": p.to_dict(page.width_in, page.height_in, dpi)}
+            {
+                "side": side,
+                "page": pg,
+                "bitonal": p.bitonal,
+                "scan_profile": scan_profile,
+                "transform": p.to_dict(page.width_in, page.height_in, dpi),
+            }
             for side, pg, p in zip(("front", "back"), scan.pages, scan.params)
         ],
         "contests": contests,

@@ -16,8 +16,16 @@ import numpy as np
 from ..election.model import STRAIGHT_PARTY_CONTEST_ID, Contest, Election
 from .names import write_in_name
 
-ARCHETYPES = ("full", "undervote", "straight_party", "straight_party_crossover", "straight_party_double",
-              "overvote", "write_in", "blank")
+ARCHETYPES = (
+    "full",
+    "undervote",
+    "straight_party",
+    "straight_party_crossover",
+    "straight_party_double",
+    "overvote",
+    "write_in",
+    "blank",
+)
 
 
 @dataclass(frozen=True)
@@ -77,8 +85,9 @@ class Population:
     habits: tuple[tuple[str, float], ...]
     pens: tuple[tuple[str, float], ...] = (("black_pen", 0.5), ("blue_pen", 0.3), ("pencil", 0.2))
     deviation: float = 0.05
-    extras: tuple[tuple[str, float], ...] = field(default=(("erasure", 0.05), ("hesitation", 0.08),
-                                                            ("dot", 0.03), ("stray", 0.08)))
+    extras: tuple[tuple[str, float], ...] = field(
+        default=(("erasure", 0.05), ("hesitation", 0.08), ("dot", 0.03), ("stray", 0.08))
+    )
     unmarked_write_in: float = 0.25
 
 
@@ -88,36 +97,82 @@ POPULATIONS: dict[str, Population] = {
     # on optical scanners). The hard cases are the "stress" population's.
     "realistic": Population(
         "realistic",
-        archetypes=(("full", 0.50), ("undervote", 0.30), ("straight_party", 0.10),
-                    ("straight_party_crossover", 0.06), ("straight_party_double", 0.002),
-                    ("overvote", 0.003), ("write_in", 0.02), ("blank", 0.002)),
-        habits=(("full_fill", 0.995), ("partial_fill", 0.001), ("light_pencil", 0.001), ("x_mark", 0.001),
-                ("check", 0.0005), ("circle", 0.0005), ("line_through", 0.0005), ("beside_name", 0.0005)),
-        deviation=0.0003, extras=(("erasure", 0.002), ("hesitation", 0.002), ("dot", 0.001), ("stray", 0.005)),
+        archetypes=(
+            ("full", 0.50),
+            ("undervote", 0.30),
+            ("straight_party", 0.10),
+            ("straight_party_crossover", 0.06),
+            ("straight_party_double", 0.002),
+            ("overvote", 0.003),
+            ("write_in", 0.02),
+            ("blank", 0.002),
+        ),
+        habits=(
+            ("full_fill", 0.995),
+            ("partial_fill", 0.001),
+            ("light_pencil", 0.001),
+            ("x_mark", 0.001),
+            ("check", 0.0005),
+            ("circle", 0.0005),
+            ("line_through", 0.0005),
+            ("beside_name", 0.0005),
+        ),
+        deviation=0.0003,
+        extras=(("erasure", 0.002), ("hesitation", 0.002), ("dot", 0.001), ("stray", 0.005)),
         unmarked_write_in=0.1,
     ),
     # The former "realistic" mix: every hard case common enough that a small run shows each of them.
     "varied": Population(
         "varied",
-        archetypes=(("full", 0.38), ("undervote", 0.17), ("straight_party", 0.10),
-                    ("straight_party_crossover", 0.08), ("straight_party_double", 0.01),
-                    ("overvote", 0.07), ("write_in", 0.09), ("blank", 0.02)),
-        habits=(("full_fill", 0.70), ("partial_fill", 0.07), ("light_pencil", 0.04), ("x_mark", 0.05),
-                ("check", 0.05), ("circle", 0.03), ("line_through", 0.03), ("beside_name", 0.03)),
+        archetypes=(
+            ("full", 0.38),
+            ("undervote", 0.17),
+            ("straight_party", 0.10),
+            ("straight_party_crossover", 0.08),
+            ("straight_party_double", 0.01),
+            ("overvote", 0.07),
+            ("write_in", 0.09),
+            ("blank", 0.02),
+        ),
+        habits=(
+            ("full_fill", 0.70),
+            ("partial_fill", 0.07),
+            ("light_pencil", 0.04),
+            ("x_mark", 0.05),
+            ("check", 0.05),
+            ("circle", 0.03),
+            ("line_through", 0.03),
+            ("beside_name", 0.03),
+        ),
     ),
     # Every voter fills targets well; nothing else on the page.
     "clean": Population(
         "clean",
         archetypes=(("full", 0.6), ("undervote", 0.25), ("straight_party", 0.15)),
-        habits=(("full_fill", 1.0),), deviation=0.0, extras=(), unmarked_write_in=0.0,
+        habits=(("full_fill", 1.0),),
+        deviation=0.0,
+        extras=(),
+        unmarked_write_in=0.0,
     ),
     # Every kind of mark and voter equally often: for benchmarks of the hard cases.
     "stress": Population(
         "stress",
         archetypes=tuple((a, 1.0) for a in ARCHETYPES),
-        habits=tuple((k, 1.0) for k in ("full_fill", "partial_fill", "light_pencil", "x_mark", "check",
-                                         "circle", "line_through", "beside_name")),
-        deviation=0.3, extras=(("erasure", 0.4), ("hesitation", 0.4), ("dot", 0.3), ("stray", 0.4)),
+        habits=tuple(
+            (k, 1.0)
+            for k in (
+                "full_fill",
+                "partial_fill",
+                "light_pencil",
+                "x_mark",
+                "check",
+                "circle",
+                "line_through",
+                "beside_name",
+            )
+        ),
+        deviation=0.3,
+        extras=(("erasure", 0.4), ("hesitation", 0.4), ("dot", 0.3), ("stray", 0.4)),
         unmarked_write_in=0.4,
     ),
 }
@@ -161,8 +216,13 @@ def _partisan(contest: Contest) -> bool:
     return contest.type == "candidate" and contest.partisan and any(c.party for c in contest.candidates)
 
 
-def draw_voter(election: Election, rng: np.random.Generator, population: Population,
-               style_id: str | None = None, precinct_id: str | None = None) -> VoterIntent:
+def draw_voter(
+    election: Election,
+    rng: np.random.Generator,
+    population: Population,
+    style_id: str | None = None,
+    precinct_id: str | None = None,
+) -> VoterIntent:
     """Draw one voter's intent: a style and precinct (unless given), an archetype, and per-contest choices."""
     styles = election.ballot_styles
     style = election.style(style_id) if style_id else styles[int(rng.integers(len(styles)))]

@@ -12,7 +12,21 @@ from .sources import MISSING_BACK, MISSING_FRONT, PageSource, ScanPlan, SheetSou
 from .worker import READER_FAILED
 
 __all__ = [
-    "HotFolder", "MISSING_BACK", "MISSING_FRONT", "READER_CRASHED", "READER_FAILED", "READER_TIMED_OUT",
-    "Interpretation", "Interpreter", "PageLoadError", "PageSource", "RunSummary", "ScanPlan", "SheetSource",
-    "SourceError", "interpret_sheet", "load_page", "run_batch",
+    "HotFolder",
+    "MISSING_BACK",
+    "MISSING_FRONT",
+    "READER_CRASHED",
+    "READER_FAILED",
+    "READER_TIMED_OUT",
+    "Interpretation",
+    "Interpreter",
+    "PageLoadError",
+    "PageSource",
+    "RunSummary",
+    "ScanPlan",
+    "SheetSource",
+    "SourceError",
+    "interpret_sheet",
+    "load_page",
+    "run_batch",
 ]

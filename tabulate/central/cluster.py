@@ -67,8 +67,13 @@ def connect(address: str):
             # The workers' statistical profiler samples every thread's stack 100 times a second, holding the
             # interpreter lock that the reader needs; nobody reads those profiles here.
             with dask.config.set({"distributed.worker.profile.enabled": False}):
-                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                       silence_logs=logging.ERROR)
+                cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    silence_logs=logging.ERROR,
+                )
             return Client(cluster, timeout=CONNECT_TIMEOUT_S)
         return Client(address, timeout=CONNECT_TIMEOUT_S)
     except ClusterError:
@@ -90,9 +95,9 @@ class _Result:
             return self._future.result(timeout=timeout)
         except KilledWorker:
             # The scheduler re-ran this sheet on other workers and each died: this sheet kills readers.
-            return self._readers.set_aside(self._sheet, READER_CRASHED,
-                                           "the readers died reading this sheet on several workers "
-                                           "(a damaged image?)")
+            return self._readers.set_aside(
+                self._sheet, READER_CRASHED, "the readers died reading this sheet on several workers (a damaged image?)"
+            )
         except TimeoutError:
             raise FutureTimeout from None
         finally:
@@ -119,13 +124,22 @@ class DaskReaders:
         threads = sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values())
         self.workers = max(1, threads)
         #: Where to watch the cluster's own progress (a remote scheduler's dashboard).
-        self.dashboard = (getattr(self._client, "dashboard_link", None)
-                          if isinstance(cluster, str) and not cluster.startswith("local:") else None)
+        self.dashboard = (
+            getattr(self._client, "dashboard_link", None)
+            if isinstance(cluster, str) and not cluster.startswith("local:")
+            else None
+        )
 
     def submit(self, sheet: SheetSource) -> _Result:
         # A fresh key per submission: a sheet re-submitted after a timeout is a new task, not the stuck one.
-        future = self._client.submit(read_on_worker, self._remote_election, self._interpreter, sheet,
-                                     key=f"sheet-{sheet.position}-{uuid.uuid4().hex}", pure=False)
+        future = self._client.submit(
+            read_on_worker,
+            self._remote_election,
+            self._interpreter,
+            sheet,
+            key=f"sheet-{sheet.position}-{uuid.uuid4().hex}",
+            pure=False,
+        )
         self._futures.add(future)
         return _Result(future, sheet, self)
 

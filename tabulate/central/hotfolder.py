@@ -108,10 +108,19 @@ class HotFolder:
         ``time.monotonic``, ``time.sleep`` and `list_folder` unless a test injects its own.
     """
 
-    def __init__(self, folder: str | Path, *, simplex: bool = False, settle: float = SETTLE_SECONDS,
-                 stale: float = STALE_SECONDS, poll: float = POLL_SECONDS, until_idle: float | None = None,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-                 lister: Callable[[str], list[tuple[str, int, int]]] = list_folder):
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        simplex: bool = False,
+        settle: float = SETTLE_SECONDS,
+        stale: float = STALE_SECONDS,
+        poll: float = POLL_SECONDS,
+        until_idle: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        lister: Callable[[str], list[tuple[str, int, int]]] = list_folder,
+    ):
         self.folder = os.path.abspath(folder)
         if not os.path.isdir(self.folder):
             raise NotADirectoryError(f"cannot watch {self.folder}: not a folder")

@@ -53,8 +53,7 @@ def _reasons(reading) -> tuple[SheetReason, ...]:
     clerk and the summary need the page's reason (``wrong_election``,
     ``corrupt_image`` ...), so each bad page gives its own.
     """
-    bad = [(n, p) for n, p in enumerate(reading.pages, 1) if not p.ok] \
-        if reading.reason_code == "page_rejected" else []
+    bad = [(n, p) for n, p in enumerate(reading.pages, 1) if not p.ok] if reading.reason_code == "page_rejected" else []
     if not bad:
         return (SheetReason(reading.reason_code or "rejected", reading.reason or ""),)
     # Pages of a rejected sheet stay in feed order: page n is the sheet's n-th image.
@@ -79,11 +78,17 @@ def interpret_sheet(election: Election, pages: Sequence[bytes], reader=None) -> 
     try:
         votes = apply_rules(election, marks)
     except MarksError as e:
-        return Interpretation("rejected", (SheetReason("marks_not_in_election", str(e).splitlines()[0]),),
-                              marks.style_id, marks.precinct_id, evidence)
+        return Interpretation(
+            "rejected",
+            (SheetReason("marks_not_in_election", str(e).splitlines()[0]),),
+            marks.style_id,
+            marks.precinct_id,
+            evidence,
+        )
     status, reasons = votes_outcome(votes)
-    return Interpretation(status, reasons, marks.style_id, marks.precinct_id, evidence,
-                          _json(marks_to_dict(marks)), votes)
+    return Interpretation(
+        status, reasons, marks.style_id, marks.precinct_id, evidence, _json(marks_to_dict(marks)), votes
+    )
 
 
 @dataclass(frozen=True)

@@ -62,8 +62,11 @@ def _read_file(path: str) -> bytes:
     try:
         size = _size(path)
         if size > MAX_FILE_BYTES:
-            raise PageLoadError(FILE_TOO_LARGE, f"{path} is {size / 2**20:.0f} MB, more than a scanned page "
-                                f"can be ({MAX_FILE_BYTES // 2**20} MB); not read")
+            raise PageLoadError(
+                FILE_TOO_LARGE,
+                f"{path} is {size / 2**20:.0f} MB, more than a scanned page "
+                f"can be ({MAX_FILE_BYTES // 2**20} MB); not read",
+            )
         with open_source(path) as f:
             return f.read(MAX_FILE_BYTES + 1)
     except OSError as e:

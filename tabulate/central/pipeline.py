@@ -112,8 +112,10 @@ class _Occurrences:
         self._db.execute("CREATE TABLE seen (identity BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID")
 
     def next(self, identity: str) -> int:
-        (n,) = self._db.execute("INSERT INTO seen VALUES (?, 1) ON CONFLICT (identity) DO UPDATE SET n = n + 1 "
-                                "RETURNING n - 1", (bytes.fromhex(identity),)).fetchone()
+        (n,) = self._db.execute(
+            "INSERT INTO seen VALUES (?, 1) ON CONFLICT (identity) DO UPDATE SET n = n + 1 RETURNING n - 1",
+            (bytes.fromhex(identity),),
+        ).fetchone()
         return n
 
     def close(self) -> None:
@@ -202,23 +204,43 @@ def _test_pause_after() -> int | None:
 
 def _test_pause(committed: int) -> None:
     """Stop here for good (the test hook `TEST_PAUSE_ENV`): the test kills the process."""
-    print(f"{TEST_PAUSE_MARK} {committed} sheet(s) committed by this run; waiting to be killed "
-          f"({TEST_PAUSE_ENV} is for tests only)", file=sys.stderr, flush=True)
+    print(
+        f"{TEST_PAUSE_MARK} {committed} sheet(s) committed by this run; waiting to be killed "
+        f"({TEST_PAUSE_ENV} is for tests only)",
+        file=sys.stderr,
+        flush=True,
+    )
     threading.Event().wait()
 
 
 def _progress(total: int | None, batch: Batch, enabled: bool):
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="sheet", desc=f"batch {batch.name}", file=sys.stderr, disable=not enabled,
-                dynamic_ncols=True, smoothing=0.05)
+    return tqdm(
+        total=total,
+        unit="sheet",
+        desc=f"batch {batch.name}",
+        file=sys.stderr,
+        disable=not enabled,
+        dynamic_ncols=True,
+        smoothing=0.05,
+    )
 
 
-def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan | HotFolder, *,
-              workers: int | None = None, cluster: str | None = None,
-              interpreter: Interpreter = interpret_sheet, progress: bool = False,
-              commit_sheets: int = COMMIT_SHEETS, commit_seconds: float = COMMIT_SECONDS,
-              sheet_timeout: float = SHEET_TIMEOUT_S) -> RunSummary:
+def run_batch(
+    store: Store,
+    election: Election,
+    batch: Batch,
+    plan: ScanPlan | HotFolder,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    interpreter: Interpreter = interpret_sheet,
+    progress: bool = False,
+    commit_sheets: int = COMMIT_SHEETS,
+    commit_seconds: float = COMMIT_SECONDS,
+    sheet_timeout: float = SHEET_TIMEOUT_S,
+) -> RunSummary:
     """Read every sheet of ``plan`` into ``batch`` of ``store``; return what was done.
 
     Parameters
@@ -264,8 +286,14 @@ def run_batch(store: Store, election: Election, batch: Batch, plan: ScanPlan | H
             committed += len(pending)
             pending.clear()
             extra = {"backlog": plan.backlog + len(window)} if backlog else {}
-            bar.set_postfix(counted=summary.counted, review=summary.needs_review, rejected=summary.rejected,
-                            duplicate=summary.duplicate, **extra, refresh=False)
+            bar.set_postfix(
+                counted=summary.counted,
+                review=summary.needs_review,
+                rejected=summary.rejected,
+                duplicate=summary.duplicate,
+                **extra,
+                refresh=False,
+            )
         last_commit = time.monotonic()
         if pause_after is not None and committed >= pause_after:
             _test_pause(committed)

@@ -34,8 +34,9 @@ def page_source(source: str, base_dir: Path) -> PageSource:
     return PageSource(str(p), frame)
 
 
-def reread_problem(store: Store, *, interpreter: Interpreter = interpret_sheet,
-                   progress: Callable[[int], None] | None = None) -> tuple[str | None, int]:
+def reread_problem(
+    store: Store, *, interpreter: Interpreter = interpret_sheet, progress: Callable[[int], None] | None = None
+) -> tuple[str | None, int]:
     """Re-read every live sheet; the first that differs from the store (one line), and how many were read."""
     election = store.election()
     paper_in = PAPER_SIZES_IN[election.paper_size]
@@ -51,8 +52,10 @@ def reread_problem(store: Store, *, interpreter: Interpreter = interpret_sheet,
             except (PageLoadError, ValueError, OSError) as e:
                 return f"sheet {sheet.id} ({sheet.label}) page {side}: the image cannot be read: {e}", n
             if digest != page.sha256:
-                return (f"sheet {sheet.id} ({sheet.label}) page {side}: the image {page.source} is not the one "
-                        f"scanned (SHA-256 {digest[:12]}, the store sealed {page.sha256[:12]})"), n
+                return (
+                    f"sheet {sheet.id} ({sheet.label}) page {side}: the image {page.source} is not the one "
+                    f"scanned (SHA-256 {digest[:12]}, the store sealed {page.sha256[:12]})"
+                ), n
             data.append(content)
         again = interpreter(election, data)
         n += 1

@@ -29,8 +29,9 @@ _state: dict = {}
 _HAVE_PROC = os.path.exists("/proc/self/stat")
 
 
-def fingerprint(sheet: SheetSource, election: Election) -> tuple[list[bytes | None], tuple[PageImage, ...], str,
-                                                                  PageLoadError | None]:
+def fingerprint(
+    sheet: SheetSource, election: Election
+) -> tuple[list[bytes | None], tuple[PageImage, ...], str, PageLoadError | None]:
     """Load a sheet's pages: their bytes, `PageImage`s, the sheet identity, and the first load error."""
     data: list[bytes | None] = []
     images = []
@@ -59,13 +60,28 @@ def read_sheet_source(election: Election, interpreter: Interpreter, sheet: Sheet
             result = interpreter(election, data)
         except Exception as e:  # a reader bug: set the sheet aside, keep the batch going
             where = traceback.extract_tb(e.__traceback__)[-1]
-            result = Interpretation("rejected", (SheetReason(
-                READER_FAILED, f"the reader failed: {type(e).__name__}: {e} "
-                               f"({os.path.basename(where.filename)}:{where.lineno})"),))
+            result = Interpretation(
+                "rejected",
+                (
+                    SheetReason(
+                        READER_FAILED,
+                        f"the reader failed: {type(e).__name__}: {e} "
+                        f"({os.path.basename(where.filename)}:{where.lineno})",
+                    ),
+                ),
+            )
     return SheetOutcome(
-        position=sheet.position, identity=identity, pages=images, status=result.status,
-        reasons=result.reasons, style_id=result.style_id, precinct_id=result.precinct_id,
-        evidence=result.evidence, marks=result.marks, votes=result.votes)
+        position=sheet.position,
+        identity=identity,
+        pages=images,
+        status=result.status,
+        reasons=result.reasons,
+        style_id=result.style_id,
+        precinct_id=result.precinct_id,
+        evidence=result.evidence,
+        marks=result.marks,
+        votes=result.votes,
+    )
 
 
 def _process_token(pid: int) -> str | None:
@@ -119,5 +135,3 @@ def ping() -> int:
 def read_task(sheet: SheetSource) -> SheetOutcome:
     """The pool's task: one sheet."""
     return read_sheet_source(_state["election"], _state["interpreter"], sheet)
-
-

@@ -22,8 +22,11 @@ def _common(p: argparse.ArgumentParser, *, audit: bool = True) -> None:
 
 
 def register(subparsers) -> None:
-    top = subparsers.add_parser("audit", help="hand-to-eye audit: select, tally sheets, two tallies, compare, findings",
-                                description="The post-election hand-to-eye audit of KRS 117.383(8) and 31 KAR 4:230.")
+    top = subparsers.add_parser(
+        "audit",
+        help="hand-to-eye audit: select, tally sheets, two tallies, compare, findings",
+        description="The post-election hand-to-eye audit of KRS 117.383(8) and 31 KAR 4:230.",
+    )
     sub = top.add_subparsers(dest="audit_command", metavar="STEP")
     top.set_defaults(func=lambda a: (top.print_help(), 2)[1])
 
@@ -50,21 +53,29 @@ def register(subparsers) -> None:
     t = sub.add_parser("tape", help="enter the scanner's tally tape: typed CSV, or another vendor's CVR")
     _common(t)
     t.add_argument("--file", required=True, type=Path, metavar="FILE")
-    t.add_argument("--format", choices=("csv", "dominion", "nist"), default="csv",
-                   help="csv: option,votes (default); dominion: a Dominion CVR export; nist: NIST SP 1500-103 JSON")
+    t.add_argument(
+        "--format",
+        choices=("csv", "dominion", "nist"),
+        default="csv",
+        help="csv: option,votes (default); dominion: a Dominion CVR export; nist: NIST SP 1500-103 JSON",
+    )
     t.add_argument("--by", default="cli", metavar="NAME")
     t.set_defaults(func=_tape)
 
-    for name, what in (("predict", "the ballots a hand count should read differently, before the count"),
-                       ("compare", "hand against machine and tape, and the differences explained")):
+    for name, what in (
+        ("predict", "the ballots a hand count should read differently, before the count"),
+        ("compare", "hand against machine and tape, and the differences explained"),
+    ):
         c = sub.add_parser(name, help=what)
         _common(c)
         c.add_argument("--json", action="store_true", help="print the audit as JSON")
         c.set_defaults(func=_show, what=name)
 
-    for name, what in (("determine", "record a determination of the county board"),
-                       ("annotate", "add a note (allowed after signing)"),
-                       ("sign", "a board member signs: from then on the audit can only be annotated")):
+    for name, what in (
+        ("determine", "record a determination of the county board"),
+        ("annotate", "add a note (allowed after signing)"),
+        ("sign", "a board member signs: from then on the audit can only be annotated"),
+    ):
         d = sub.add_parser(name, help=what)
         _common(d)
         d.add_argument("--member", required=True, metavar="NAME")
@@ -123,14 +134,21 @@ def _select(args) -> int:
     if args.seed is None and (args.tabulator is None or args.contest is None):
         raise UsageError("give --seed SEED, or --tabulator T and --contest C as the Secretary of State announced")
     with _opened(args.db) as (store, conn), _user_errors():
-        audit, sel = start_audit(store, conn, actor=args.by, seed=args.seed,
-                                 tabulator=None if args.seed else args.tabulator,
-                                 contest_id=None if args.seed else args.contest)
+        audit, sel = start_audit(
+            store,
+            conn,
+            actor=args.by,
+            seed=args.seed,
+            tabulator=None if args.seed else args.tabulator,
+            contest_id=None if args.seed else args.contest,
+        )
         title = store.election().contest(sel.contest_id).title
     print(f"hand-to-eye audit {audit.id}: scanner {sel.tabulator}, race {sel.contest_id} ({title})")
     if sel.method == "seed":
-        print(f"  drawn from seed {sel.seed!r}: index = int(sha256(f'{{seed}},{{counter}}'), 16) % n, "
-              "counter 1 for the scanner, 2 for the race")
+        print(
+            f"  drawn from seed {sel.seed!r}: index = int(sha256(f'{{seed}},{{counter}}'), 16) % n, "
+            "counter 1 for the scanner, 2 for the race"
+        )
     else:
         print("  as announced by the Secretary of State")
     print(f"  scanners chosen from ({len(sel.tabulators)}): {', '.join(sel.tabulators)}")
@@ -175,8 +193,9 @@ def _enter(args) -> int:
             counts = read_counts_csv(contest, args.file.read_text(encoding="utf-8"), what=str(args.file))
         else:
             counts = _ask_counts(contest)
-        attempt = enter_tally(store, conn, args.audit, counter=args.counter, party=args.party, counts=counts,
-                              actor=args.counter)
+        attempt = enter_tally(
+            store, conn, args.audit, counter=args.counter, party=args.party, counts=counts, actor=args.counter
+        )
         labels = {o.id: o.label for o in contest.options}
     print(f"attempt {attempt.number}: tally of {args.counter} recorded")
     if not attempt.complete:
@@ -244,8 +263,9 @@ def _report(args) -> int:
             from ..audit.handeye.crops import write_crops
 
             crops = write_crops(store, state, pdf.parent / f"{pdf.stem}-crops")
-        auditlog.append(conn, "cli", "handeye_report", detail={"audit": args.audit, "file": pdf.name,
-                                                               "crops": len(crops)})
+        auditlog.append(
+            conn, "cli", "handeye_report", detail={"audit": args.audit, "file": pdf.name, "crops": len(crops)}
+        )
     print(f"wrote {pdf} and {doc}" + (f" and {len(crops)} ballot images" if crops else ""))
     return 0
 
@@ -255,6 +275,8 @@ def _list(args) -> int:
 
     with _opened(args.db) as (store, conn):
         for a in audits(conn):
-            print(f"{a.id}\tscanner {a.tabulator}\t{a.contest_id}\t{a.created_at}\t"
-                  + ("signed" if signed(conn, a.id) else "open"))
+            print(
+                f"{a.id}\tscanner {a.tabulator}\t{a.contest_id}\t{a.created_at}\t"
+                + ("signed" if signed(conn, a.id) else "open")
+            )
     return 0

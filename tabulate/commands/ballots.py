@@ -13,11 +13,13 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("ballots", help="render blank ballots", description="Blank ballots of an election.")
     sub = p.add_subparsers(dest="ballots_command", metavar="ACTION")
     r = sub.add_parser(
-        "render", help="render every style's blank pages for each precinct it serves",
+        "render",
+        help="render every style's blank pages for each precinct it serves",
         description="For each ballot style and each precinct it serves, write the blank front and back "
-                    "(PNG images, or one printable two-page PDF), and the style's layout as JSON "
-                    "(every target, marking area and write-in area in page inches). "
-                    "Same inputs, same bytes.")
+        "(PNG images, or one printable two-page PDF), and the style's layout as JSON "
+        "(every target, marking area and write-in area in page inches). "
+        "Same inputs, same bytes.",
+    )
     r.add_argument("election", help="election definition (election.json)")
     r.add_argument("--out", required=True, type=Path, help="folder to write into (created if missing)")
     r.add_argument("--dpi", type=int, default=200, help="dots per inch (default 200; 300 or 600 to print)")
@@ -67,8 +69,11 @@ def run_render(args: argparse.Namespace) -> int:
             layout = layout_style(election, style.id)
         except LayoutError as e:
             raise UsageError(str(e)) from None
-        files = {f"style-{style.id}-layout.json":
-                 (json.dumps(layout.to_dict(), indent=1, ensure_ascii=False) + "\n").encode("utf-8")}
+        files = {
+            f"style-{style.id}-layout.json": (json.dumps(layout.to_dict(), indent=1, ensure_ascii=False) + "\n").encode(
+                "utf-8"
+            )
+        }
         for precinct in style.precincts:
             pages = render_sheet(election, layout, precinct, dpi=args.dpi)
             names = file_names(style.id, precinct, args.format)

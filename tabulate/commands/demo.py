@@ -28,11 +28,17 @@ DEMO_BATCH = "demo-election-day"
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "demo", help="render, scan and count the sample ballots end to end",
+        "demo",
+        help="render, scan and count the sample ballots end to end",
         description="Render the sample elections' blank ballots, scan the sample ballots into a new store, and "
-                    "print the results, the review queue and where the files are.")
-    p.add_argument("--keep", type=Path, metavar="DIR",
-                   help="write everything into DIR (default: a new folder in the system's temporary folder)")
+        "print the results, the review queue and where the files are.",
+    )
+    p.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="write everything into DIR (default: a new folder in the system's temporary folder)",
+    )
     p.add_argument("--workers", type=int, metavar="N", help="reader processes (default: every core)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_demo)
@@ -81,16 +87,22 @@ def render_blank_ballots(election_path: Path, out: Path) -> int:
 def _scans(samples: Path, out: Path) -> tuple[Path, bool]:
     """The general election's scans, simulating them into ``out`` if none were shipped."""
     shipped = samples / "general" / "scans"
-    if shipped.is_dir() and any(p.suffix.lower() in (".jpg", ".jpeg", ".png", ".tif", ".tiff")
-                                for p in shipped.iterdir()):
+    if shipped.is_dir() and any(
+        p.suffix.lower() in (".jpg", ".jpeg", ".png", ".tif", ".tiff") for p in shipped.iterdir()
+    ):
         return shipped, False
     from ..ballots.samples import write_samples
     from ..election import load_election
 
     target = out / "scans"
     print(f"no scans in {shipped}; simulating {DEMO_SHEETS} sheets into {target}", file=sys.stderr)
-    write_samples(load_election(samples / "general" / "election.json"), target, DEMO_SHEETS, DEMO_SEED,
-                  jobs=min(4, os.cpu_count() or 1))
+    write_samples(
+        load_election(samples / "general" / "election.json"),
+        target,
+        DEMO_SHEETS,
+        DEMO_SEED,
+        jobs=min(4, os.cpu_count() or 1),
+    )
     return target, True
 
 
@@ -103,8 +115,9 @@ def run_demo(args: argparse.Namespace) -> int:
 
     samples = find_samples()
     if samples is None:
-        raise UsageError("cannot find the samples (samples/general/election.json); run the demo from the "
-                         "ballot-tabulate folder")
+        raise UsageError(
+            "cannot find the samples (samples/general/election.json); run the demo from the ballot-tabulate folder"
+        )
     out = _out_dir(args.keep)
     elections = sorted(samples.glob("*/election.json"))
     ballots = sum(render_blank_ballots(e, out / "ballots" / e.parent.name) for e in elections)
@@ -116,8 +129,9 @@ def run_demo(args: argparse.Namespace) -> int:
     store = open_bound_store(str(db), election, document)
     try:
         batch = store.open_batch(DEMO_BATCH, "election_day", operator="demo")
-        summary = run_batch(store, election, batch, ScanPlan([scans]), workers=args.workers,
-                            progress=not args.no_progress)
+        summary = run_batch(
+            store, election, batch, ScanPlan([scans]), workers=args.workers, progress=not args.no_progress
+        )
         tally = tally_records(election, ballot_records(store))
         flagged = list(store.sheets(status="needs_review"))
     finally:
@@ -139,7 +153,7 @@ def run_demo(args: argparse.Namespace) -> int:
     print(f"  tabulate results --db {db} --format csv")
     print(f"  tabulate cvr --db {db} --out cvr.json")
     if flagged:
-        print(f"  tabulate explain --db {db} \"{flagged[0].label}\"")
+        print(f'  tabulate explain --db {db} "{flagged[0].label}"')
     return 0
 
 
@@ -157,7 +171,9 @@ def format_queue_head(election, flagged, limit: int = 5) -> str:
                 title = election.contest(r.contest_id).title if r.contest_id else ""
                 if title and title not in titles:
                     titles.append(title)
-        why = [words + (f" ({titles[0]})" if len(titles) == 1 else f" in {len(titles)} contests" if titles else "")
-               for words, titles in where.items()]
+        why = [
+            words + (f" ({titles[0]})" if len(titles) == 1 else f" in {len(titles)} contests" if titles else "")
+            for words, titles in where.items()
+        ]
         lines.append(f"  {sheet.label:<24} " + "; ".join(why))
     return "\n".join(lines)

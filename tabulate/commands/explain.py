@@ -15,13 +15,18 @@ from .errors import UsageError
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "explain", help="why one ballot counted as it did: images, marks, rules and clauses, decisions",
+        "explain",
+        help="why one ballot counted as it did: images, marks, rules and clauses, decisions",
         description="Explain one ballot end to end: where the paper and its cast vote record are, every target's "
-                    "score and reading, the 31 KAR 6:030 rules applied per contest with their clauses, why it was "
-                    "flagged, and every entry, decision and reopening with who, when and why.")
+        "score and reading, the 31 KAR 6:030 rules applied per contest with their clauses, why it was "
+        "flagged, and every entry, decision and reopening with who, when and why.",
+    )
     p.add_argument("--db", required=True, metavar="FILE", help="the store")
-    p.add_argument("ballot", metavar="BALLOT",
-                   help='"batch · position" (e.g. "abs-1·7"), a sheet id, or 6+ characters of the ballot hash')
+    p.add_argument(
+        "ballot",
+        metavar="BALLOT",
+        help='"batch · position" (e.g. "abs-1·7"), a sheet id, or 6+ characters of the ballot hash',
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run)
 
@@ -75,31 +80,40 @@ def _contest_lines(c) -> list[str]:
     for r in c.reasons:
         lines.append(f"    flagged: {r}")
     marked = [t for t in c.targets if t.scan != "unmarked" or (t.hand and t.hand != "unmarked") or t.write_in_ink]
-    lines.append("    read:    " + ("; ".join(_target(t) for t in marked) if marked else "no target marked")
-                 + f"  [{len(c.targets)} target(s) scored]")
+    lines.append(
+        "    read:    "
+        + ("; ".join(_target(t) for t in marked) if marked else "no target marked")
+        + f"  [{len(c.targets)} target(s) scored]"
+    )
     lines.append(f"    rules:   {c.machine}" + (f" ({c.machine_status})" if c.machine_status else ""))
     for clause, text in c.clauses:
-        lines.append(f"             {clause}" + (f": \"{text}\"" if text else ""))
+        lines.append(f"             {clause}" + (f': "{text}"' if text else ""))
     lines.append(f"    counts:  {c.counted}" + ("   <- changed by people" if c.changed_by_people else ""))
     return lines
 
 
 def format_explanation(exp) -> str:
     """The explanation as text a board member reads aloud."""
-    lines = [f"Ballot {exp.reference}   (sheet {exp.sheet_id}, hash {exp.identity[:12]})",
-             f"  paper:   batch {exp.batch!r}, position {exp.position} in the {exp.container} container"
-             + (f" · precinct {exp.precinct_id}" if exp.precinct_id else "")
-             + (f" · style {exp.style_id}" if exp.style_id else ""),
-             f"  outcome: {exp.outcome}"]
+    lines = [
+        f"Ballot {exp.reference}   (sheet {exp.sheet_id}, hash {exp.identity[:12]})",
+        f"  paper:   batch {exp.batch!r}, position {exp.position} in the {exp.container} container"
+        + (f" · precinct {exp.precinct_id}" if exp.precinct_id else "")
+        + (f" · style {exp.style_id}" if exp.style_id else ""),
+        f"  outcome: {exp.outcome}",
+    ]
     if exp.duplicate_of:
         lines.append(f"  duplicate of {exp.duplicate_of}")
     v = exp.cvr
     if v and v["votes"]:
-        lines.append(f"  CVR:     record {v['cvr_number']} of {v['of']} (Dominion CvrNumber; ImprintedId "
-                     f"\"{v['imprinted_id']}\"; NIST UniqueId {v['nist_unique_id'][:12]}…)")
+        lines.append(
+            f"  CVR:     record {v['cvr_number']} of {v['of']} (Dominion CvrNumber; ImprintedId "
+            f'"{v["imprinted_id"]}"; NIST UniqueId {v["nist_unique_id"][:12]}…)'
+        )
     elif v:
-        lines.append(f"  CVR:     row {v['cvr_number']} of {v['of']} of the Dominion CVR, set aside with no votes "
-                     f"(ImprintedId \"{v['imprinted_id']}\"); not in the NIST CVR")
+        lines.append(
+            f"  CVR:     row {v['cvr_number']} of {v['of']} of the Dominion CVR, set aside with no votes "
+            f'(ImprintedId "{v["imprinted_id"]}"); not in the NIST CVR'
+        )
     else:
         lines.append("  CVR:     not in the cast vote records")
     lines += ["", "Images"] + [f"  {i['page']}: {i['file']} (sha256 {i['sha256'][:12]})" for i in exp.images]

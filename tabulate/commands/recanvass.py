@@ -10,18 +10,23 @@ from .errors import UsageError
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "recanvass", help="recanvass: retabulate the stored sheets and compare with the unofficial results (4:071)",
+        "recanvass",
+        help="recanvass: retabulate the stored sheets and compare with the unofficial results (4:071)",
         description="Re-derive each precinct's totals from the stored sheet records (31 KAR 4:071 Section "
-                    "4(1)(a): retabulating from zero, not from saved tallies), compare them with the last "
-                    "snapshot `tabulate unofficial` kept, list every difference, say for each race whether a "
-                    "recanvass request would be sufficient (margin under 1 %, KRS 117.305(1)), and write the "
-                    "report (text and an SBE 49A-like PDF). Exit status 1 if any number differs.")
+        "4(1)(a): retabulating from zero, not from saved tallies), compare them with the last "
+        "snapshot `tabulate unofficial` kept, list every difference, say for each race whether a "
+        "recanvass request would be sufficient (margin under 1 %, KRS 117.305(1)), and write the "
+        "report (text and an SBE 49A-like PDF). Exit status 1 if any number differs.",
+    )
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
     p.add_argument("--contest", action="append", metavar="ID", help="only this office (repeatable; 4:071 §3)")
     p.add_argument("--precinct", action="append", metavar="ID", help="only this precinct (repeatable)")
     p.add_argument("--out", type=Path, metavar="DIR", help="write recanvass.txt and recanvass-sbe49a.pdf here")
-    p.add_argument("--unverified", action="store_true",
-                   help="recanvass even if the store does not verify (the report then says so)")
+    p.add_argument(
+        "--unverified",
+        action="store_true",
+        help="recanvass even if the store does not verify (the report then says so)",
+    )
     p.set_defaults(func=run_recanvass)
 
 
@@ -51,8 +56,10 @@ def run_recanvass(args: argparse.Namespace) -> int:
     except StoreError as e:
         raise UsageError(str(e)) from None
     if snapshot is None:
-        raise UsageError(f"{args.db} has no unofficial results to recanvass: run `tabulate unofficial --db "
-                         f"{args.db}` first (each run keeps a dated snapshot)")
+        raise UsageError(
+            f"{args.db} has no unofficial results to recanvass: run `tabulate unofficial --db "
+            f"{args.db}` first (each run keeps a dated snapshot)"
+        )
     tally = _report(lambda: tally_records(election, records))
     result = recanvass(tally, snapshot, contests=args.contest, precincts=args.precinct)
     text = recanvass_text(result)

@@ -13,21 +13,26 @@ from .errors import UsageError
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "recount", help="recount one race: re-read the stored images, SBE 82 per tabulator, SBE 49 (4:220)",
+        "recount",
+        help="recount one race: re-read the stored images, SBE 82 per tabulator, SBE 49 (4:220)",
         description="Re-read every stored sheet of the race with today's reader (31 KAR 6:030 Section 2(1)), "
-                    "set aside what does not read after three attempts (damaged) or overvotes the race "
-                    "(31 KAR 4:220 Section 9(3)-(4)), apply the Section 9(11) test, fold in the county board's "
-                    "majority decisions (made in `tabulate review serve`, board mode) when the set-aside "
-                    "ballots could overcome the margin, and write the SBE 82-like form per tabulator, the "
-                    "SBE 49-like totals, and the recount beside the original count. Exit status 3 while "
-                    "ballots await the board.")
+        "set aside what does not read after three attempts (damaged) or overvotes the race "
+        "(31 KAR 4:220 Section 9(3)-(4)), apply the Section 9(11) test, fold in the county board's "
+        "majority decisions (made in `tabulate review serve`, board mode) when the set-aside "
+        "ballots could overcome the margin, and write the SBE 82-like form per tabulator, the "
+        "SBE 49-like totals, and the recount beside the original count. Exit status 3 while "
+        "ballots await the board.",
+    )
     p.add_argument("--db", required=True, metavar="FILE", help="the election's store")
     p.add_argument("--contest", required=True, metavar="ID", help="the race to recount")
     p.add_argument("--tabulator", metavar="ID", help="only the sheets this tabulator scanned")
     p.add_argument("--out", type=Path, metavar="DIR", help="write recount.txt, recount-sbe82.pdf, recount-sbe49.pdf")
     p.add_argument("--workers", type=int, metavar="N", help="reader processes (default: every core)")
-    p.add_argument("--send-to-board", action="store_true",
-                   help="put the set-aside ballots awaiting the board in the review queue for the board")
+    p.add_argument(
+        "--send-to-board",
+        action="store_true",
+        help="put the set-aside ballots awaiting the board in the review queue for the board",
+    )
     p.set_defaults(func=run_recount)
 
 
@@ -76,8 +81,9 @@ def board_decisions(conn, contest_id: str) -> dict:
             selections = votes.contest(contest_id).selections
         except KeyError:
             selections = ()
-        out[int(sheet_id)] = BoardDecision(int(sheet_id), tuple(selections), tuple(json.loads(row["members"])),
-                                           row["created_at"], row["id"])
+        out[int(sheet_id)] = BoardDecision(
+            int(sheet_id), tuple(selections), tuple(json.loads(row["members"])), row["created_at"], row["id"]
+        )
     return out
 
 
@@ -91,16 +97,34 @@ def send_set_aside_to_board(store, conn, result, actor: str) -> list[str]:
 
     migrate(conn)
     source = StoreSource(store)
-    sent = {e.data.get("sheet_id") for e in store.events()
-            if e.kind == SENT_EVENT and e.data.get("contest") == result.contest.id}
+    sent = {
+        e.data.get("sheet_id")
+        for e in store.events()
+        if e.kind == SENT_EVENT and e.data.get("contest") == result.contest.id
+    }
     done = []
     for b in result.awaiting_board:
-        what = send_to_board(conn, source, str(b.sheet_id), actor=actor, code=f"recount_{b.set_aside}",
-                             detail=f"recount of {result.contest.title}: {b.why}", contest_id=result.contest.id)
+        what = send_to_board(
+            conn,
+            source,
+            str(b.sheet_id),
+            actor=actor,
+            code=f"recount_{b.set_aside}",
+            detail=f"recount of {result.contest.title}: {b.why}",
+            contest_id=result.contest.id,
+        )
         if b.sheet_id not in sent:
-            store.log(SENT_EVENT, actor=actor, sheet_id=b.sheet_id, data={
-                "sheet_id": b.sheet_id, "contest": result.contest.id, "set_aside": b.set_aside,
-                "original": list(b.original) if b.original is not None else None})
+            store.log(
+                SENT_EVENT,
+                actor=actor,
+                sheet_id=b.sheet_id,
+                data={
+                    "sheet_id": b.sheet_id,
+                    "contest": result.contest.id,
+                    "set_aside": b.set_aside,
+                    "original": list(b.original) if b.original is not None else None,
+                },
+            )
         done.append(f"{b.label}: {what}")
     return done
 
@@ -130,9 +154,15 @@ def run_recount(args: argparse.Namespace) -> int:
         if contest.type != "candidate":
             raise UsageError(f"{args.contest} is a question; a recount (31 KAR 4:220) is of a race")
         original = original_selections(store, conn, contest.id)
-        ballots = recount_sheets(election, contest.id, list(store.sheets()), interpret_sheet,
-                                 tabulator=args.tabulator, original=original,
-                                 workers=max(1, args.workers or os.cpu_count() or 1))
+        ballots = recount_sheets(
+            election,
+            contest.id,
+            list(store.sheets()),
+            interpret_sheet,
+            tabulator=args.tabulator,
+            original=original,
+            workers=max(1, args.workers or os.cpu_count() or 1),
+        )
         if not ballots:
             where = f" on tabulator {args.tabulator}" if args.tabulator else ""
             raise UsageError(f"no sheet of {args.contest}{where} in the store")
@@ -148,8 +178,9 @@ def run_recount(args: argparse.Namespace) -> int:
             (args.out / "recount.txt").write_text(text, encoding="utf-8")
             write_form(sbe82_form(result), args.out / "recount-sbe82.pdf")
             write_form(sbe49_form(result), args.out / "recount-sbe49.pdf")
-            print(f"wrote {args.out / 'recount.txt'}, {args.out / 'recount-sbe82.pdf'}, "
-                  f"{args.out / 'recount-sbe49.pdf'}")
+            print(
+                f"wrote {args.out / 'recount.txt'}, {args.out / 'recount-sbe82.pdf'}, {args.out / 'recount-sbe49.pdf'}"
+            )
     except StoreError as e:
         raise UsageError(str(e)) from None
     finally:

@@ -36,8 +36,8 @@ def register(subparsers) -> None:
         "zero-file",
         help="write the zero-file for the State Board (31 KAR 2:010)",
         description="Every contest and question in certified order, precinct by precinct, with zero votes for "
-                    "mail-in absentee, excused in-person absentee, no-excuse in-person absentee and election day "
-                    "ballots (31 KAR 2:010 Section 1(11)).",
+        "mail-in absentee, excused in-person absentee, no-excuse in-person absentee and election day "
+        "ballots (31 KAR 2:010 Section 1(11)).",
     )
     p.add_argument("--election", required=True, type=Path, metavar="E", help="election.json")
     p.add_argument("--format", choices=("csv", "json"), default="csv", help="output format (default csv)")

@@ -15,44 +15,73 @@ LOOPBACK = "127.0.0.1"
 
 def register(subparsers) -> None:
     review = subparsers.add_parser(
-        "review", help="the adjudication web app: teams decide the ballots the machine flagged",
-        description="Serve the review app over a store, or make a small sample store to try it on.")
+        "review",
+        help="the adjudication web app: teams decide the ballots the machine flagged",
+        description="Serve the review app over a store, or make a small sample store to try it on.",
+    )
     rsub = review.add_subparsers(dest="review_command", metavar="ACTION", required=True)
-    serve = rsub.add_parser("serve", help="serve the review web app (on 127.0.0.1 unless told otherwise)",
-                            description="Serve the review web app over a store. Reviewers sign in with accounts "
-                                        "made by `tabulate users add`; see docs/adjudication.md.")
+    serve = rsub.add_parser(
+        "serve",
+        help="serve the review web app (on 127.0.0.1 unless told otherwise)",
+        description="Serve the review web app over a store. Reviewers sign in with accounts "
+        "made by `tabulate users add`; see docs/adjudication.md.",
+    )
     serve.add_argument("--db", required=True, metavar="FILE", help="the store (a SQLite file written by tabulate scan)")
-    serve.add_argument("--host", default=LOOPBACK, metavar="ADDRESS",
-                       help="address to listen on (default 127.0.0.1: this computer only)")
+    serve.add_argument(
+        "--host",
+        default=LOOPBACK,
+        metavar="ADDRESS",
+        help="address to listen on (default 127.0.0.1: this computer only)",
+    )
     serve.add_argument("--port", type=int, default=8080, metavar="N", help="port (default 8080)")
-    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                       help="another host name browsers may use to reach the app (repeatable)")
-    serve.add_argument("--secure-cookies", action="store_true",
-                       help="mark cookies Secure (when a TLS proxy serves the app over HTTPS)")
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another host name browsers may use to reach the app (repeatable)",
+    )
+    serve.add_argument(
+        "--secure-cookies", action="store_true", help="mark cookies Secure (when a TLS proxy serves the app over HTTPS)"
+    )
     serve.set_defaults(func=run_serve)
 
-    sample = rsub.add_parser("sample", help="make a small store with one ballot of each kind to review",
-                             description="Write a store holding the sample election and a batch of drawn "
-                                         "ballots that need a person (a light mark, write-ins, an overvote, "
-                                         "a damaged ballot ...), to try the review app without scanning.")
+    sample = rsub.add_parser(
+        "sample",
+        help="make a small store with one ballot of each kind to review",
+        description="Write a store holding the sample election and a batch of drawn "
+        "ballots that need a person (a light mark, write-ins, an overvote, "
+        "a damaged ballot ...), to try the review app without scanning.",
+    )
     sample.add_argument("--db", required=True, metavar="FILE", help="the store to create")
     sample.add_argument("--images", metavar="DIR", help="where to write the ballot images (default: next to FILE)")
-    sample.add_argument("--election", metavar="ELECTION.json",
-                        help="the sample election or a variant of it, e.g. with \"adjudication\": {\"decided_by\": "
-                             "\"board\"} (default: samples/general/election.json of the source tree)")
-    sample.add_argument("--scripted", action="store_true",
-                        help="write the readings from the script instead of running the reader (faster)")
+    sample.add_argument(
+        "--election",
+        metavar="ELECTION.json",
+        help='the sample election or a variant of it, e.g. with "adjudication": {"decided_by": '
+        '"board"} (default: samples/general/election.json of the source tree)',
+    )
+    sample.add_argument(
+        "--scripted",
+        action="store_true",
+        help="write the readings from the script instead of running the reader (faster)",
+    )
     sample.set_defaults(func=run_sample)
 
-    users = subparsers.add_parser("users", help="accounts for the review app",
-                                  description="Create and list the review app's accounts.")
+    users = subparsers.add_parser(
+        "users", help="accounts for the review app", description="Create and list the review app's accounts."
+    )
     usub = users.add_subparsers(dest="users_command", metavar="ACTION", required=True)
     add = usub.add_parser("add", help="create an account (the password is asked for, or read from stdin)")
     add.add_argument("name", metavar="NAME")
     add.add_argument("--role", required=True, choices=("operator", "reviewer", "board", "admin", "auditor"))
-    add.add_argument("--party", metavar="P", help="one of the election's parties, by id, abbreviation or name "
-                     "(required for a reviewer or an auditor: two people of differing parties, 31 KAR 4:220 "
-                     "Section 7(1))")
+    add.add_argument(
+        "--party",
+        metavar="P",
+        help="one of the election's parties, by id, abbreviation or name "
+        "(required for a reviewer or an auditor: two people of differing parties, 31 KAR 4:220 "
+        "Section 7(1))",
+    )
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     add.add_argument("--db", required=True, metavar="FILE", help="the store")
     add.set_defaults(func=run_users_add)
@@ -64,8 +93,9 @@ def register(subparsers) -> None:
     unlock.add_argument("--db", required=True, metavar="FILE", help="the store")
     unlock.set_defaults(func=run_users_unlock)
 
-    log = subparsers.add_parser("log", help="the adjudication audit log",
-                                description="Check the hash chain of the adjudication audit log.")
+    log = subparsers.add_parser(
+        "log", help="the adjudication audit log", description="Check the hash chain of the adjudication audit log."
+    )
     lsub = log.add_subparsers(dest="log_command", metavar="ACTION", required=True)
     verify = lsub.add_parser("verify", help="check the audit log; name the first altered, removed or reordered entry")
     verify.add_argument("--db", required=True, metavar="FILE", help="the store")
@@ -76,8 +106,10 @@ def _sqlite_only(db: str) -> None:
     from ..store import is_postgres_url
 
     if is_postgres_url(db):
-        raise UsageError("review, users and the adjudication log work on a SQLite store only so far; a "
-                         "PostgreSQL store serves scan, status and the reports (docs/scale.md)")
+        raise UsageError(
+            "review, users and the adjudication log work on a SQLite store only so far; a "
+            "PostgreSQL store serves scan, status and the reports (docs/scale.md)"
+        )
 
 
 def _connect(db: str, *, must_exist: bool = True):
@@ -122,13 +154,18 @@ def run_serve(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         raise UsageError(f"--port {args.port} is not a port number")
     if not _is_loopback(args.host):
-        print(f"tabulate: listening on {args.host}: other computers can reach the app. Serve it behind HTTPS "
-              "(and pass --secure-cookies) on a closed network; name the host browsers use with --allow-host.",
-              file=sys.stderr)
+        print(
+            f"tabulate: listening on {args.host}: other computers can reach the app. Serve it behind HTTPS "
+            "(and pass --secure-cookies) on a closed network; name the host browsers use with --allow-host.",
+            file=sys.stderr,
+        )
     hosts = ["127.0.0.1", "localhost", args.host, *args.allow_host]
     app = create_app(args.db, allowed_hosts=list(dict.fromkeys(hosts)), secure_cookies=args.secure_cookies)
-    print(f"Review app on http://{args.host if args.host != '0.0.0.0' else '127.0.0.1'}:{args.port}/ "
-          f"(store {args.db}); Ctrl-C stops it.", file=sys.stderr)
+    print(
+        f"Review app on http://{args.host if args.host != '0.0.0.0' else '127.0.0.1'}:{args.port}/ "
+        f"(store {args.db}); Ctrl-C stops it.",
+        file=sys.stderr,
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", server_header=False)
     return 0
 
@@ -138,20 +175,24 @@ def run_sample(args: argparse.Namespace) -> int:
 
     election = Path(args.election) if args.election else SAMPLE_ELECTION
     if not election.is_file():
-        raise UsageError(f"no election at {election}: pass --election (the sample election ships with the "
-                         "source tree, in samples/general/election.json)")
+        raise UsageError(
+            f"no election at {election}: pass --election (the sample election ships with the "
+            "source tree, in samples/general/election.json)"
+        )
     db = Path(args.db)
     if db.exists():
         raise UsageError(f"{db} already exists; give a new file for the sample store")
     images = Path(args.images) if args.images else db.with_name(db.stem + "-images")
-    store = build_sample_store(db, images, election_path=election, read=not args.scripted,
-                               dpi=100 if args.scripted else 150)
+    store = build_sample_store(
+        db, images, election_path=election, read=not args.scripted, dpi=100 if args.scripted else 150
+    )
     counts = {}
     for s in store.sheets():
         counts[s.status] = counts.get(s.status, 0) + 1
     store.close()
-    print(f"{db}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items()))
-          + f"; images in {images}")
+    print(
+        f"{db}: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items())) + f"; images in {images}"
+    )
     return 0
 
 
@@ -201,8 +242,9 @@ def _check_new_user(conn, args: argparse.Namespace) -> None:
     from ..adjudicate.users import find_user
 
     if args.role == "reviewer" and not (args.party or "").strip():
-        raise UsageError("a reviewer needs --party: teams pair reviewers of differing parties "
-                         "(31 KAR 4:220 Section 7(1))")
+        raise UsageError(
+            "a reviewer needs --party: teams pair reviewers of differing parties (31 KAR 4:220 Section 7(1))"
+        )
     try:
         name = normal_name(args.name)
         parties = _election_parties(args.db)
@@ -226,15 +268,19 @@ def run_users_add(args: argparse.Namespace) -> int:
     _check_new_user(conn, args)
     password = _read_password(args)
     try:
-        user = add_user(conn, args.name, args.role, password, party=args.party, actor="cli",
-                        parties=_election_parties(args.db))
+        user = add_user(
+            conn, args.name, args.role, password, party=args.party, actor="cli", parties=_election_parties(args.db)
+        )
     except UserError as e:
         raise UsageError(str(e)) from None
     print(f"added {user.role} {user.label}")
     board = sum(1 for u, _ in list_users(conn) if u.role == "board" and not u.disabled)
     if user.role == "board" and board < MIN_BOARD_ACCOUNTS:
-        print(f"tabulate: warning: the board has {board} account(s); it decides by majority "
-              f"(31 KAR 4:220 Section 9(12)(a)), so add at least {MIN_BOARD_ACCOUNTS}", file=sys.stderr)
+        print(
+            f"tabulate: warning: the board has {board} account(s); it decides by majority "
+            f"(31 KAR 4:220 Section 9(12)(a)), so add at least {MIN_BOARD_ACCOUNTS}",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -269,6 +315,8 @@ def run_log_verify(args: argparse.Namespace) -> int:
         print(f"audit log intact: {check.entries} entries; head entry {check.head_seq} hash {check.head_hash}")
         print("write the head down (with the date) to detect a later removal of the newest entries")
         return 0
-    print(f"audit log TAMPERED: {check.problem} (first bad entry: {check.first_bad_seq}; "
-          f"{check.entries} entries read)", file=sys.stderr)
+    print(
+        f"audit log TAMPERED: {check.problem} (first bad entry: {check.first_bad_seq}; {check.entries} entries read)",
+        file=sys.stderr,
+    )
     return 1

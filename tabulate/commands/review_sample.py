@@ -31,12 +31,28 @@ from ..store.base import Store
 SAMPLE_ELECTION = Path(__file__).resolve().parents[2] / "samples" / "general" / "election.json"
 
 #: Nominal fill scores written for each drawn mark kind (the reader's would be close).
-_SCORES = {"full_fill": 0.86, "partial_fill": 0.58, "light_pencil": 0.14, "dot": 0.09, "beside_name": 0.01,
-           "x_mark": 0.21, "none": 0.0}
-_SCAN = {"full_fill": "marked", "partial_fill": "marked", "light_pencil": "marginal", "dot": "marginal",
-         "beside_name": "unmarked", "x_mark": "marginal", "none": "unmarked"}
-_HAND = {"beside_name": ("marked", ["6:030 s3(1)(e) mark beside the name"]),
-         "x_mark": ("marked", ["6:030 s3(1)(e) mark in the target"])}
+_SCORES = {
+    "full_fill": 0.86,
+    "partial_fill": 0.58,
+    "light_pencil": 0.14,
+    "dot": 0.09,
+    "beside_name": 0.01,
+    "x_mark": 0.21,
+    "none": 0.0,
+}
+_SCAN = {
+    "full_fill": "marked",
+    "partial_fill": "marked",
+    "light_pencil": "marginal",
+    "dot": "marginal",
+    "beside_name": "unmarked",
+    "x_mark": "marginal",
+    "none": "unmarked",
+}
+_HAND = {
+    "beside_name": ("marked", ["6:030 s3(1)(e) mark beside the name"]),
+    "x_mark": ("marked", ["6:030 s3(1)(e) mark in the target"]),
+}
 
 
 @dataclass(frozen=True)
@@ -53,18 +69,34 @@ class SampleBallot:
 
 #: The scripted ballots, in the order they are fed (the queue reorders them).
 SCRIPT: tuple[SampleBallot, ...] = (
-    SampleBallot("marginal mark", {("us-senate", "sen-brennan"): "light_pencil", ("president", "pres-okafor"): "full_fill"}),
-    SampleBallot("write-in", {("president", "write-in-1"): "full_fill", ("us-senate", "sen-caldwell"): "full_fill"},
-                 {("president", "write-in-1"): "Al Monroe"}),
-    SampleBallot("overvote", {("us-house-6", "house-barr"): "full_fill", ("us-house-6", "house-king"): "full_fill",
-                              ("president", "pres-hale"): "full_fill"}),
-    SampleBallot("name, no mark", {("president", "pres-lindqvist"): "full_fill"},
-                 {("us-senate", "write-in-1"): "Jenna Foster"}),
-    SampleBallot("mark beside the name", {("state-senate-7", "ss-adeyemi"): "beside_name",
-                                          ("president", "pres-hale"): "full_fill"}),
-    SampleBallot("write-in of a printed name", {("president", "pres-hale"): "full_fill",
-                                                ("president", "write-in-1"): "full_fill"},
-                 {("president", "write-in-1"): "Hale"}),
+    SampleBallot(
+        "marginal mark", {("us-senate", "sen-brennan"): "light_pencil", ("president", "pres-okafor"): "full_fill"}
+    ),
+    SampleBallot(
+        "write-in",
+        {("president", "write-in-1"): "full_fill", ("us-senate", "sen-caldwell"): "full_fill"},
+        {("president", "write-in-1"): "Al Monroe"},
+    ),
+    SampleBallot(
+        "overvote",
+        {
+            ("us-house-6", "house-barr"): "full_fill",
+            ("us-house-6", "house-king"): "full_fill",
+            ("president", "pres-hale"): "full_fill",
+        },
+    ),
+    SampleBallot(
+        "name, no mark", {("president", "pres-lindqvist"): "full_fill"}, {("us-senate", "write-in-1"): "Jenna Foster"}
+    ),
+    SampleBallot(
+        "mark beside the name",
+        {("state-senate-7", "ss-adeyemi"): "beside_name", ("president", "pres-hale"): "full_fill"},
+    ),
+    SampleBallot(
+        "write-in of a printed name",
+        {("president", "pres-hale"): "full_fill", ("president", "write-in-1"): "full_fill"},
+        {("president", "write-in-1"): "Hale"},
+    ),
     SampleBallot("damaged", {("president", "pres-okafor"): "full_fill"}, rejected="style_code_unreadable"),
 )
 
@@ -100,7 +132,7 @@ def _draw(election: Election, ballot: SampleBallot, dpi: int, rng: np.random.Gen
         page[rows, cols] = np.minimum(page[rows, cols], 235)
     if ballot.rejected:  # a torn, stained corner over the style code
         h, w = pages[0].shape
-        pages[0][int(h * 0.86):, int(w * 0.70):] = 90
+        pages[0][int(h * 0.86) :, int(w * 0.70) :] = 90
     return pages
 
 
@@ -112,7 +144,8 @@ def _marks(election: Election, ballot: SampleBallot, ballot_id: str) -> BallotMa
             hand, _ = _HAND.get(kind, (None, []))
             ink = (contest.id, option.id) in ballot.names
             marks.setdefault(contest.id, {})[option.id] = OptionMark(
-                _SCAN[kind], hand, ink, _SCORES[kind] + (0.0 if kind != "none" else 0.004 * (len(option.id) % 3)))
+                _SCAN[kind], hand, ink, _SCORES[kind] + (0.0 if kind != "none" else 0.004 * (len(option.id) % 3))
+            )
     return BallotMarks(ballot_id, ballot.style_id, marks, precinct_id=ballot.precinct_id)
 
 
@@ -124,15 +157,31 @@ def _evidence(election: Election, ballot: SampleBallot, digests: list[str], dpi:
         for t in page.targets:
             m = marks.marks[t.contest_id][t.option_id]
             kind = ballot.marks.get((t.contest_id, t.option_id), "none")
-            targets.append({"contest_id": t.contest_id, "option_id": t.option_id, "kind": t.kind,
-                            "score": m.score, "scan": m.scan, "hand": m.hand or m.scan,
-                            "hand_clauses": _HAND.get(kind, (None, []))[1], "features": {}})
-        pages.append({"source": f"page{n}", "index": 0, "digest": digest, "ok": True,
-                      "style_code": {"style_id": ballot.style_id, "precinct_id": ballot.precinct_id, "page": n},
-                      "dpi": float(dpi), "transform": [float(dpi), 0.0, 0.0, 0.0, float(dpi), 0.0],
-                      "targets": targets})
-    return {"ballot_id": "", "ok": True, "style_id": ballot.style_id, "precinct_id": ballot.precinct_id,
-            "pages": pages}
+            targets.append(
+                {
+                    "contest_id": t.contest_id,
+                    "option_id": t.option_id,
+                    "kind": t.kind,
+                    "score": m.score,
+                    "scan": m.scan,
+                    "hand": m.hand or m.scan,
+                    "hand_clauses": _HAND.get(kind, (None, []))[1],
+                    "features": {},
+                }
+            )
+        pages.append(
+            {
+                "source": f"page{n}",
+                "index": 0,
+                "digest": digest,
+                "ok": True,
+                "style_code": {"style_id": ballot.style_id, "precinct_id": ballot.precinct_id, "page": n},
+                "dpi": float(dpi),
+                "transform": [float(dpi), 0.0, 0.0, 0.0, float(dpi), 0.0],
+                "targets": targets,
+            }
+        )
+    return {"ballot_id": "", "ok": True, "style_id": ballot.style_id, "precinct_id": ballot.precinct_id, "pages": pages}
 
 
 def _clean(election: Election, rng: np.random.Generator, k: int) -> SampleBallot:
@@ -146,9 +195,17 @@ def _clean(election: Election, rng: np.random.Generator, k: int) -> SampleBallot
     return SampleBallot(f"clean {k + 1}", marks, style_id=style.id, precinct_id=style.precincts[0])
 
 
-def sample_outcomes(election: Election, images_dir: Path, *, clean: int = 4, dpi: int = 100, seed: int = 2028,
-                    script: tuple[SampleBallot, ...] = SCRIPT, batch: str = "sample",
-                    read: bool = False) -> list[SheetOutcome]:
+def sample_outcomes(
+    election: Election,
+    images_dir: Path,
+    *,
+    clean: int = 4,
+    dpi: int = 100,
+    seed: int = 2028,
+    script: tuple[SampleBallot, ...] = SCRIPT,
+    batch: str = "sample",
+    read: bool = False,
+) -> list[SheetOutcome]:
     """Draw the scripted ballots (then ``clean`` ballots no one need see), write their PNGs, read them.
 
     With ``read`` the real reader (`tabulate.central.interpret_sheet`) reads
@@ -172,36 +229,75 @@ def sample_outcomes(election: Election, images_dir: Path, *, clean: int = 4, dpi
             from ..central import interpret_sheet
 
             r = interpret_sheet(election, pngs)
-            outcomes.append(SheetOutcome(position, identity, tuple(images), r.status, reasons=r.reasons,
-                                         style_id=r.style_id, precinct_id=r.precinct_id, evidence=r.evidence,
-                                         marks=r.marks, votes=r.votes))
+            outcomes.append(
+                SheetOutcome(
+                    position,
+                    identity,
+                    tuple(images),
+                    r.status,
+                    reasons=r.reasons,
+                    style_id=r.style_id,
+                    precinct_id=r.precinct_id,
+                    evidence=r.evidence,
+                    marks=r.marks,
+                    votes=r.votes,
+                )
+            )
             continue
         if ballot.rejected:
-            outcomes.append(SheetOutcome(position, identity, tuple(images), "rejected",
-                                         reasons=(SheetReason(ballot.rejected, "the style code (QR symbol) "
-                                                              "could not be read"),)))
+            outcomes.append(
+                SheetOutcome(
+                    position,
+                    identity,
+                    tuple(images),
+                    "rejected",
+                    reasons=(SheetReason(ballot.rejected, "the style code (QR symbol) could not be read"),),
+                )
+            )
             continue
         marks = _marks(election, ballot, f"{batch}-{position:05d}")
         votes = apply_rules(election, marks)
         reasons = tuple(SheetReason(r.code, r.detail, r.contest_id, r.option_id) for r in votes.reasons)
-        outcomes.append(SheetOutcome(
-            position, identity, tuple(images), "needs_review" if votes.needs_review else "counted", reasons=reasons,
-            style_id=ballot.style_id, precinct_id=ballot.precinct_id,
-            evidence=json.dumps(_evidence(election, ballot, digests, dpi, marks)),
-            marks=json.dumps(marks_to_dict(marks)), votes=votes))
+        outcomes.append(
+            SheetOutcome(
+                position,
+                identity,
+                tuple(images),
+                "needs_review" if votes.needs_review else "counted",
+                reasons=reasons,
+                style_id=ballot.style_id,
+                precinct_id=ballot.precinct_id,
+                evidence=json.dumps(_evidence(election, ballot, digests, dpi, marks)),
+                marks=json.dumps(marks_to_dict(marks)),
+                votes=votes,
+            )
+        )
     return outcomes
 
 
-def build_sample_store(db: str | Path, images_dir: str | Path, *, election_path: str | Path = SAMPLE_ELECTION,
-                       clean: int = 4, dpi: int = 100, seed: int = 2028, batch: str = "sample",
-                       script: tuple[SampleBallot, ...] = SCRIPT, read: bool = False) -> Store:
+def build_sample_store(
+    db: str | Path,
+    images_dir: str | Path,
+    *,
+    election_path: str | Path = SAMPLE_ELECTION,
+    clean: int = 4,
+    dpi: int = 100,
+    seed: int = 2028,
+    batch: str = "sample",
+    script: tuple[SampleBallot, ...] = SCRIPT,
+    read: bool = False,
+) -> Store:
     """Create (or extend) a store holding the scripted ballots in one batch; return it open."""
     election = load_election(election_path)
     document = json.loads(Path(election_path).read_text(encoding="utf-8"))
     store = open_store(db)
     store.bind_election(election, document)
     b = store.open_batch(batch, "election_day", operator="sample")
-    store.record_sheets(b.id, sample_outcomes(election, Path(images_dir), clean=clean, dpi=dpi, seed=seed,
-                                              script=script, batch=batch, read=read))
+    store.record_sheets(
+        b.id,
+        sample_outcomes(
+            election, Path(images_dir), clean=clean, dpi=dpi, seed=seed, script=script, batch=batch, read=read
+        ),
+    )
     store.close_batch(b.id)
     return store

@@ -15,41 +15,78 @@ from .errors import UsageError
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "scan", help="read a batch of scanned ballots into the store, each sheet exactly once",
+        "scan",
+        help="read a batch of scanned ballots into the store, each sheet exactly once",
         description="Read scanned sheets (files, folders, multi-page TIFFs; pairing rules in docs/scanning.md) "
-                    "on every core and record each one in the store: counted, needing review, or set aside "
-                    "with a reason. Re-running a batch, or resuming one that was interrupted, adds only the "
-                    "sheets not yet recorded.")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="image files or folders of them, in feed order "
-                                                            "(or image URLs read through fsspec: s3://..., gs://...)")
-    p.add_argument("--watch", metavar="DIR", help="follow a scanner's hot folder: record each sheet once its pages "
-                                                  "are complete, until Ctrl-C or --until-idle")
-    p.add_argument("--until-idle", type=_seconds, metavar="SECONDS",
-                   help="with --watch: stop once nothing in the folder has changed for this long")
-    p.add_argument("--settle", type=_seconds, default=None, metavar="SECONDS",
-                   help="with --watch: how long a page file must stay unchanged to be taken (default: 2)")
-    p.add_argument("--cluster", metavar="local:N|tcp://HOST:PORT",
-                   help="read on a Dask cluster: local:N starts N local workers; tcp://... joins a running "
-                        "scheduler (docs/scale.md)")
+        "on every core and record each one in the store: counted, needing review, or set aside "
+        "with a reason. Re-running a batch, or resuming one that was interrupted, adds only the "
+        "sheets not yet recorded.",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="image files or folders of them, in feed order (or image URLs read through fsspec: s3://..., gs://...)",
+    )
+    p.add_argument(
+        "--watch",
+        metavar="DIR",
+        help="follow a scanner's hot folder: record each sheet once its pages "
+        "are complete, until Ctrl-C or --until-idle",
+    )
+    p.add_argument(
+        "--until-idle",
+        type=_seconds,
+        metavar="SECONDS",
+        help="with --watch: stop once nothing in the folder has changed for this long",
+    )
+    p.add_argument(
+        "--settle",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="with --watch: how long a page file must stay unchanged to be taken (default: 2)",
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="local:N|tcp://HOST:PORT",
+        help="read on a Dask cluster: local:N starts N local workers; tcp://... joins a running "
+        "scheduler (docs/scale.md)",
+    )
     p.add_argument("--election", required=True, metavar="ELECTION.json", help="the election definition")
-    p.add_argument("--db", required=True, metavar="FILE|URL",
-                   help="the store: a SQLite file (created if missing) or postgresql://user@host/dbname")
+    p.add_argument(
+        "--db",
+        required=True,
+        metavar="FILE|URL",
+        help="the store: a SQLite file (created if missing) or postgresql://user@host/dbname",
+    )
     p.add_argument("--batch", required=True, metavar="NAME", help="the batch's name (a tub, a box, a day)")
-    p.add_argument("--vote-type", required=True, choices=VOTE_TYPES, metavar="TYPE",
-                   help=f"the batch's vote type: {', '.join(VOTE_TYPES)}")
+    p.add_argument(
+        "--vote-type",
+        required=True,
+        choices=VOTE_TYPES,
+        metavar="TYPE",
+        help=f"the batch's vote type: {', '.join(VOTE_TYPES)}",
+    )
     p.add_argument("--precinct", metavar="ID", help="the precinct, when the batch holds one precinct's ballots")
     p.add_argument("--workers", type=_positive, metavar="N", help="reader processes (default: every core)")
     p.add_argument("--operator", metavar="NAME", help="who is scanning (kept in the event log)")
     p.add_argument("--tabulator", default="1", metavar="ID", help="the scanner or station (default: 1)")
-    p.add_argument("--templates", metavar="DIR",
-                   help="read with a template set (ballots another vendor printed; `tabulate templates import`)")
+    p.add_argument(
+        "--templates",
+        metavar="DIR",
+        help="read with a template set (ballots another vendor printed; `tabulate templates import`)",
+    )
     p.add_argument("--simplex", action="store_true", help="each page is a sheet of its own (no back pages)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_scan)
 
-    s = subparsers.add_parser("status", help="list the store's batches and how every sheet was accounted for",
-                              description="List the batches in a store with their sheets counted, needing "
-                                          "review, set aside and duplicated, and check the event log.")
+    s = subparsers.add_parser(
+        "status",
+        help="list the store's batches and how every sheet was accounted for",
+        description="List the batches in a store with their sheets counted, needing "
+        "review, set aside and duplicated, and check the event log.",
+    )
     s.add_argument("--db", required=True, metavar="FILE", help="the store")
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
     s.set_defaults(func=run_status)
@@ -89,8 +126,11 @@ def _plan(args: argparse.Namespace):
         except (SourceError, OSError) as e:
             raise UsageError(str(e)) from None
         if len(plan) == 0:
-            raise UsageError("no scanned pages in " + ", ".join(args.paths) + (
-                f" ({len(plan.ignored)} file(s) without an image suffix ignored)" if plan.ignored else ""))
+            raise UsageError(
+                "no scanned pages in "
+                + ", ".join(args.paths)
+                + (f" ({len(plan.ignored)} file(s) without an image suffix ignored)" if plan.ignored else "")
+            )
         return plan
     if args.paths:
         raise UsageError("--watch DIR follows one folder; give no other PATH")
@@ -152,16 +192,28 @@ def run_scan(args: argparse.Namespace) -> int:
     try:
         try:
             lock.acquire()  # before the batch is opened: a refused scan changes nothing
-            batch = store.open_batch(args.batch, args.vote_type, precinct_id=args.precinct,
-                                     operator=args.operator, tabulator=args.tabulator)
+            batch = store.open_batch(
+                args.batch, args.vote_type, precinct_id=args.precinct, operator=args.operator, tabulator=args.tabulator
+            )
         except StoreError as e:
             raise UsageError(str(e)) from None
         try:
-            summary = run_batch(store, election, batch, plan, workers=args.workers, cluster=args.cluster,
-                                progress=not args.no_progress, **interpreter)
+            summary = run_batch(
+                store,
+                election,
+                batch,
+                plan,
+                workers=args.workers,
+                cluster=args.cluster,
+                progress=not args.no_progress,
+                **interpreter,
+            )
         except KeyboardInterrupt:
-            print(f"tabulate: interrupted; the sheets read so far are recorded. Run the same command again "
-                  f"to finish batch {args.batch!r}.", file=sys.stderr)
+            print(
+                f"tabulate: interrupted; the sheets read so far are recorded. Run the same command again "
+                f"to finish batch {args.batch!r}.",
+                file=sys.stderr,
+            )
             return 130
         except ClusterError as e:
             raise UsageError(str(e)) from None
@@ -169,8 +221,9 @@ def run_scan(args: argparse.Namespace) -> int:
             print(f"tabulate: {e}; the sheets read so far are recorded", file=sys.stderr)
             return 1
         except StoreError as e:
-            raise UsageError(f"{e}; the sheets recorded before are safe: fix this and run the same command "
-                             f"again") from None
+            raise UsageError(
+                f"{e}; the sheets recorded before are safe: fix this and run the same command again"
+            ) from None
         print(format_summary(summary))
     finally:
         lock.release()

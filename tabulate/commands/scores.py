@@ -8,16 +8,23 @@ from .errors import UsageError
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("scores", help="histogram of fill scores per template or contest, thresholds drawn",
-                              description="Draw every target's fill score from the store's readings, per ballot "
-                                          "style and page (or per contest), with the marginal and definite "
-                                          "thresholds: the gap between marks and blanks before trusting a "
-                                          "new ballot design.")
+    p = subparsers.add_parser(
+        "scores",
+        help="histogram of fill scores per template or contest, thresholds drawn",
+        description="Draw every target's fill score from the store's readings, per ballot "
+        "style and page (or per contest), with the marginal and definite "
+        "thresholds: the gap between marks and blanks before trusting a "
+        "new ballot design.",
+    )
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
     p.add_argument("--batch", metavar="NAME", help="one batch (default: every batch)")
     p.add_argument("--by", choices=("template", "contest"), default="template", help="group by (default template)")
-    p.add_argument("--templates", type=Path, metavar="DIR",
-                   help="the template set the sheets were read with (its thresholds; default the election's)")
+    p.add_argument(
+        "--templates",
+        type=Path,
+        metavar="DIR",
+        help="the template set the sheets were read with (its thresholds; default the election's)",
+    )
     p.add_argument("--out", required=True, type=Path, metavar="PNG", help="the picture to write")
     p.set_defaults(func=run)
 

@@ -17,21 +17,31 @@ from .errors import UsageError
 def register(subparsers) -> None:
     k = subparsers.add_parser("keys", help="the county's Ed25519 signing key for exports")
     ksub = k.add_subparsers(dest="keys_command", metavar="ACTION")
-    make = ksub.add_parser("make", help="create a key pair: NAME.key (private, mode 0600) and NAME.pub",
-                           description="Create the county's Ed25519 key pair. Keep NAME.key off the store's "
-                                       "machine and out of any repository; publish NAME.pub.")
+    make = ksub.add_parser(
+        "make",
+        help="create a key pair: NAME.key (private, mode 0600) and NAME.pub",
+        description="Create the county's Ed25519 key pair. Keep NAME.key off the store's "
+        "machine and out of any repository; publish NAME.pub.",
+    )
     make.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder to write the two files in")
     make.add_argument("--name", default="county", help="file name stem (default county)")
     make.set_defaults(func=_make)
     k.set_defaults(func=lambda args: (_ for _ in ()).throw(UsageError("say `tabulate keys make --out DIR`")))
 
-    v = subparsers.add_parser("verify-export", help="check an export's signed manifest and its files",
-                              description="Check the signature of an export's manifest and the SHA-256 of every "
-                                          "file it lists. PATH is the manifest or the exported file.")
+    v = subparsers.add_parser(
+        "verify-export",
+        help="check an export's signed manifest and its files",
+        description="Check the signature of an export's manifest and the SHA-256 of every "
+        "file it lists. PATH is the manifest or the exported file.",
+    )
     v.add_argument("path", type=Path, metavar="PATH")
-    v.add_argument("--public-key", type=Path, metavar="FILE",
-                   help="the county's published public key; without it the manifest's own key is only "
-                        "checked for consistency, which proves integrity but not who signed")
+    v.add_argument(
+        "--public-key",
+        type=Path,
+        metavar="FILE",
+        help="the county's published public key; without it the manifest's own key is only "
+        "checked for consistency, which proves integrity but not who signed",
+    )
     v.set_defaults(func=_verify_export)
 
 

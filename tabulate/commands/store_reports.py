@@ -22,35 +22,54 @@ from .errors import UsageError
 
 def _store_arguments(p: argparse.ArgumentParser, *, out_required: bool = False, final: bool = False) -> None:
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
-    p.add_argument("--unverified", action="store_true",
-                   help="report even if the store does not verify (the report then says so)")
-    p.add_argument("--key", type=Path, metavar="FILE", default=os.environ.get("TABULATE_SIGNING_KEY") or None,
-                   help="the county's Ed25519 private key (`tabulate keys make`) to sign the export's manifest "
-                        "(default $TABULATE_SIGNING_KEY)")
+    p.add_argument(
+        "--unverified", action="store_true", help="report even if the store does not verify (the report then says so)"
+    )
+    p.add_argument(
+        "--key",
+        type=Path,
+        metavar="FILE",
+        default=os.environ.get("TABULATE_SIGNING_KEY") or None,
+        help="the county's Ed25519 private key (`tabulate keys make`) to sign the export's manifest "
+        "(default $TABULATE_SIGNING_KEY)",
+    )
     if out_required:
         p.add_argument("--out", required=True, type=Path, metavar="FILE", help="file to write")
     else:
         p.add_argument("-o", "--out", type=Path, metavar="FILE", help="write to this file instead of standard output")
     if final:
-        p.add_argument("--final", action="store_true",
-                       help="refuse while any sheet awaits review (without it the export is provisional, and says so)")
+        p.add_argument(
+            "--final",
+            action="store_true",
+            help="refuse while any sheet awaits review (without it the export is provisional, and says so)",
+        )
 
 
 def register(subparsers) -> None:
-    r = subparsers.add_parser("results", help="results by contest and vote type, from the store",
-                              description="Tally the counted sheets in the store: votes per option, overvotes, "
-                                          "undervotes and ballots cast per vote type, and how many sheets still "
-                                          "await review.")
+    r = subparsers.add_parser(
+        "results",
+        help="results by contest and vote type, from the store",
+        description="Tally the counted sheets in the store: votes per option, overvotes, "
+        "undervotes and ballots cast per vote type, and how many sheets still "
+        "await review.",
+    )
     _store_arguments(r, final=True)
     r.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output (default table)")
     r.add_argument("--precinct", metavar="ID", help="one precinct (table only; default county-wide)")
     r.set_defaults(func=_results)
 
-    c = subparsers.add_parser("cvr", help="cast vote records from the store (NIST SP 1500-103 JSON, or Dominion CSV)",
-                              description="One cast vote record per sheet counted or awaiting review.")
+    c = subparsers.add_parser(
+        "cvr",
+        help="cast vote records from the store (NIST SP 1500-103 JSON, or Dominion CSV)",
+        description="One cast vote record per sheet counted or awaiting review.",
+    )
     _store_arguments(c, out_required=True, final=True)
-    c.add_argument("--format", choices=("nist", "dominion"), default="nist",
-                   help="NIST SP 1500-103 JSON (default) or a Dominion-style CSV for risk-limiting audits")
+    c.add_argument(
+        "--format",
+        choices=("nist", "dominion"),
+        default="nist",
+        help="NIST SP 1500-103 JSON (default) or a Dominion-style CSV for risk-limiting audits",
+    )
     c.set_defaults(func=_cvr)
 
     e = subparsers.add_parser("election-results", help="NIST SP 1500-100 election results report from the store")
@@ -62,9 +81,12 @@ def register(subparsers) -> None:
     u.add_argument("--format", choices=("csv", "json"), default="csv", help="output (default csv)")
     u.set_defaults(func=_unofficial)
 
-    m = subparsers.add_parser("manifest", help="ballot manifest for a risk-limiting audit (Arlo CSV)",
-                              description="One row per batch, counting every sheet of paper in it (set-aside "
-                                          "sheets included), with Arlo's counting-group labels.")
+    m = subparsers.add_parser(
+        "manifest",
+        help="ballot manifest for a risk-limiting audit (Arlo CSV)",
+        description="One row per batch, counting every sheet of paper in it (set-aside "
+        "sheets included), with Arlo's counting-group labels.",
+    )
     _store_arguments(m, out_required=True, final=True)
     m.add_argument("--hybrid", action="store_true", help="add the CVR (Y/N) column Arlo's hybrid audits need")
     m.set_defaults(func=_manifest)
@@ -128,8 +150,10 @@ def _postgres_records(args, *, set_aside: bool = False):
             raise UsageError(f"{store.path} holds no election yet; scan a batch first")
         result = verify_store(store, fast=True)
         if not result.ok and not args.unverified:
-            raise UsageError(f"{store.path} does not verify, so no report is made from it: {result.problem} "
-                             "(--unverified overrides and says so on the report)")
+            raise UsageError(
+                f"{store.path} does not verify, so no report is made from it: {result.problem} "
+                "(--unverified overrides and says so on the report)"
+            )
         args.gate = Gate(result.ok, result.head_seq, result.head_hash, "" if result.ok else result.problem)
         records = list(ballot_records(store))
         if not set_aside:
@@ -150,9 +174,16 @@ def _set_aside(store, record_places) -> list:
         place = (sheet.batch.tabulator, sheet.batch.name, sheet.position)
         if place in record_places:  # entered by hand in review: a record now
             continue
-        out.append(SetAsideSheet(sheet.batch.name, sheet.position, sheet.batch.vote_type,
-                                 sheet.reasons[0].code if sheet.reasons else "set_aside",
-                                 sheet.precinct_id or "", sheet.batch.tabulator))
+        out.append(
+            SetAsideSheet(
+                sheet.batch.name,
+                sheet.position,
+                sheet.batch.vote_type,
+                sheet.reasons[0].code if sheet.reasons else "set_aside",
+                sheet.precinct_id or "",
+                sheet.batch.tabulator,
+            )
+        )
     return out
 
 
@@ -162,11 +193,16 @@ def _provisional(args, records) -> int:
 
     pending = awaiting_review(records)
     if pending and getattr(args, "final", False):
-        raise UsageError(f"{pending} sheet(s) still await review; --final exports only when every sheet is "
-                         f"decided (tabulate review serve --db {args.db})")
+        raise UsageError(
+            f"{pending} sheet(s) still await review; --final exports only when every sheet is "
+            f"decided (tabulate review serve --db {args.db})"
+        )
     if pending:
-        print(f"tabulate: provisional: {pending} sheet(s) await review; this export holds the machine's reading "
-              f"of them (--final refuses instead)", file=sys.stderr)
+        print(
+            f"tabulate: provisional: {pending} sheet(s) await review; this export holds the machine's reading "
+            f"of them (--final refuses instead)",
+            file=sys.stderr,
+        )
     return pending
 
 
@@ -227,8 +263,14 @@ def _sign(out: Path, args, report: str) -> None:
     from ..report.manifest import ManifestError, write_manifest
 
     try:
-        path = write_manifest([out], report=report, head=(args.gate.head_seq, args.gate.head_hash),
-                              verified=args.gate.verified, software=f"tabulate {__version__}", key_path=args.key)
+        path = write_manifest(
+            [out],
+            report=report,
+            head=(args.gate.head_seq, args.gate.head_hash),
+            verified=args.gate.verified,
+            software=f"tabulate {__version__}",
+            key_path=args.key,
+        )
     except ManifestError as e:
         raise UsageError(str(e)) from None
     print(f"wrote {path}" + ("" if args.key else " (unsigned: no --key)"), file=sys.stderr)
@@ -276,16 +318,26 @@ def _recount_list(tally) -> list[dict]:
     for ct in tally.contests:
         m = race_margin(ct.contest, ct.counts())
         if m is not None and m.automatic_recount:
-            out.append({"contest": ct.contest.id, "title": ct.contest.title, "office": ct.contest.office,
-                        "defeated": m.first_defeated, "margin": m.margin, "votes_cast": m.votes_cast})
+            out.append(
+                {
+                    "contest": ct.contest.id,
+                    "title": ct.contest.title,
+                    "office": ct.contest.office,
+                    "defeated": m.first_defeated,
+                    "margin": m.margin,
+                    "votes_cast": m.votes_cast,
+                }
+            )
     return out
 
 
 def _recount_flags(tally) -> str:
     """The automatic recounts as lines under the results table."""
-    lines = [f"AUTOMATIC RECOUNT (KRS 120.157(1)): {r['title']} [{r['contest']}]: {r['defeated']} defeated by "
-             f"{r['margin']} of {r['votes_cast']} votes cast ({100 * r['margin'] / r['votes_cast']:.3f} % <= 0.5 %)"
-             for r in _recount_list(tally)]
+    lines = [
+        f"AUTOMATIC RECOUNT (KRS 120.157(1)): {r['title']} [{r['contest']}]: {r['defeated']} defeated by "
+        f"{r['margin']} of {r['votes_cast']} votes cast ({100 * r['margin'] / r['votes_cast']:.3f} % <= 0.5 %)"
+        for r in _recount_list(tally)
+    ]
     return ("\n" + "\n".join(lines) + "\n") if lines else ""
 
 

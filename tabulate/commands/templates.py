@@ -8,20 +8,30 @@ from .errors import UsageError
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("templates", help="make template sets from blank ballots another vendor printed",
-                              description="Read ballots we did not print: import their blank pages into a "
-                                          "template set that `read --templates` and `scan --templates` use.")
+    p = subparsers.add_parser(
+        "templates",
+        help="make template sets from blank ballots another vendor printed",
+        description="Read ballots we did not print: import their blank pages into a "
+        "template set that `read --templates` and `scan --templates` use.",
+    )
     sub = p.add_subparsers(dest="templates_command", metavar="ACTION")
-    m = sub.add_parser("import", help="blank pages (images or PDF) -> a template set with proof pictures",
-                       description="Find every target on each blank page, group them into contests, give "
-                                   "them the election's options in reading order, and write the layout JSON "
-                                   "and a proof PNG per page. Stops, naming the page and contest, when a "
-                                   "contest's target count differs from the election.")
+    m = sub.add_parser(
+        "import",
+        help="blank pages (images or PDF) -> a template set with proof pictures",
+        description="Find every target on each blank page, group them into contests, give "
+        "them the election's options in reading order, and write the layout JSON "
+        "and a proof PNG per page. Stops, naming the page and contest, when a "
+        "contest's target count differs from the election.",
+    )
     m.add_argument("blanks", nargs="+", type=Path, metavar="BLANK", help="blank pages: PNG, JPEG, TIFF or PDF")
     m.add_argument("--election", required=True, type=Path, help="election.json")
     m.add_argument("--out", required=True, type=Path, metavar="DIR", help="the template set's folder")
-    m.add_argument("--map", type=Path, metavar="MAP.json",
-                   help="a person's overrides: page style/number, ignored drawings, targets assigned by hand")
+    m.add_argument(
+        "--map",
+        type=Path,
+        metavar="MAP.json",
+        help="a person's overrides: page style/number, ignored drawings, targets assigned by hand",
+    )
     m.set_defaults(func=run_import)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -37,8 +47,10 @@ def run_import(args) -> int:
         raise UsageError(str(e)) from None
     for p in tset.pages:
         code = f", code {p.code.kind} {p.code.text!r}" if p.code else ", no code (identified by matching)"
-        print(f"{p.source}: style {p.style_id} page {p.page}, {len(p.layout.targets)} targets, "
-              f"{len(p.layout.contest_boxes)} contests{code}; proof {args.out / (p.key + '-proof.png')}")
+        print(
+            f"{p.source}: style {p.style_id} page {p.page}, {len(p.layout.targets)} targets, "
+            f"{len(p.layout.contest_boxes)} contests{code}; proof {args.out / (p.key + '-proof.png')}"
+        )
     print(f"blank level {tset.blank_level:.3f}; thresholds marginal {tset.marginal:.3f}, definite {tset.definite:.3f}")
     return 0
 

@@ -40,10 +40,12 @@ class Gate:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "verify", help="prove the count: the journal, every sealed row, the rules re-applied (--images: re-read)",
+        "verify",
+        help="prove the count: the journal, every sealed row, the rules re-applied (--images: re-read)",
         description="Check the store's journal and every row the results depend on; re-apply the rules to the "
-                    "stored marks and decisions; with --images re-read every image. Exit 1 naming the first "
-                    "bad fact.")
+        "stored marks and decisions; with --images re-read every image. Exit 1 naming the first "
+        "bad fact.",
+    )
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
     p.add_argument("--images", action="store_true", help="also re-read every image (a recount from the evidence)")
     p.add_argument("--from-head", metavar="HASH", help="a head hash published earlier that the journal must hold")
@@ -56,8 +58,10 @@ def _open(db: str):
     from ..store import StoreError, is_postgres_url, open_store
 
     if is_postgres_url(db):
-        raise UsageError("tabulate verify reads adjudication's tables, which are on SQLite only so far; on a "
-                         "PostgreSQL store the reports verify its journal and sealed rows (docs/scale.md)")
+        raise UsageError(
+            "tabulate verify reads adjudication's tables, which are on SQLite only so far; on a "
+            "PostgreSQL store the reports verify its journal and sealed rows (docs/scale.md)"
+        )
 
     try:
         store = open_store(db, create=False)
@@ -99,10 +103,13 @@ def gate(db: str, *, unverified: bool) -> Gate:
     if result.ok:
         return Gate(True, result.head_seq, result.head_hash)
     if not unverified:
-        raise UsageError(f"{db} does not verify, so no report is made from it: {result.problem} "
-                         "(see `tabulate verify`; --unverified overrides and says so on the report)")
-    print(f"tabulate: WARNING: {db} does not verify ({result.problem}); reporting anyway (--unverified)",
-          file=sys.stderr)
+        raise UsageError(
+            f"{db} does not verify, so no report is made from it: {result.problem} "
+            "(see `tabulate verify`; --unverified overrides and says so on the report)"
+        )
+    print(
+        f"tabulate: WARNING: {db} does not verify ({result.problem}); reporting anyway (--unverified)", file=sys.stderr
+    )
     return Gate(False, result.head_seq, result.head_hash, result.problem)
 
 
@@ -124,8 +131,11 @@ def run_verify(args: argparse.Namespace) -> int:
     if not result.ok:
         print(f"tabulate: verify failed: {result.problem}", file=sys.stderr)
         return 1
-    what = "chain and sealed rows" if args.fast else (
-        f"chain, sealed rows, rules re-applied to {result.sheets_checked} sheets and every decision")
+    what = (
+        "chain and sealed rows"
+        if args.fast
+        else (f"chain, sealed rows, rules re-applied to {result.sheets_checked} sheets and every decision")
+    )
     print(f"verified {args.db}: {what}")
     print(f"journal: {result.entries} entries, head {result.head_seq} {result.head_hash}")
     return 0

@@ -85,13 +85,17 @@ class BallotRecord:
         for name, digest in self.images:
             if not _SHA256.match(digest):
                 raise ReportError(f"{where}: image {name!r} has no lowercase sha256 hex digest ({digest!r})")
-        for what, v in (("marks", self.marks), ("interpreted votes", self.interpreted),
-                        ("modified votes", self.modified)):
+        for what, v in (
+            ("marks", self.marks),
+            ("interpreted votes", self.interpreted),
+            ("modified votes", self.modified),
+        ):
             if v is None:
                 continue
             if v.ballot_id != self.ballot_id or v.style_id != self.style_id:
-                raise ReportError(f"{where}: {what} are for ballot {v.ballot_id!r} style {v.style_id!r}, "
-                                  f"not style {self.style_id!r}")
+                raise ReportError(
+                    f"{where}: {what} are for ballot {v.ballot_id!r} style {v.style_id!r}, not style {self.style_id!r}"
+                )
 
     @property
     def votes(self) -> BallotVotes:

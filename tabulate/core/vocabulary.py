@@ -100,5 +100,14 @@ def parse_reference(text: str) -> tuple[str, int] | None:
     return None
 
 
-__all__ = ["REASON_WORDS", "REFERENCE_SEPARATOR", "REVIEW_REASON_WORDS", "SET_ASIDE_WORDS", "SEVERAL_REASONS_NOTE",
-           "ballot_reference", "parse_reference", "reason_counts_words", "reason_words"]
+__all__ = [
+    "REASON_WORDS",
+    "REFERENCE_SEPARATOR",
+    "REVIEW_REASON_WORDS",
+    "SET_ASIDE_WORDS",
+    "SEVERAL_REASONS_NOTE",
+    "ballot_reference",
+    "parse_reference",
+    "reason_counts_words",
+    "reason_words",
+]

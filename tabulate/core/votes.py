@@ -116,5 +116,14 @@ def votes_from_dict(d: Mapping[str, Any]) -> BallotVotes:
     after people decided, which is what a record's ``modified`` holds.
     """
     contests = tuple(contest_votes_from_dict(c) for c in d["contests"])
-    return BallotVotes(d["ballot_id"], d["style_id"], contests, d.get("precinct_id"), d.get("straight_party"),
-                       (), needs_review=False, blank=bool(d.get("blank", False)), fwab=bool(d.get("fwab", False)))
+    return BallotVotes(
+        d["ballot_id"],
+        d["style_id"],
+        contests,
+        d.get("precinct_id"),
+        d.get("straight_party"),
+        (),
+        needs_review=False,
+        blank=bool(d.get("blank", False)),
+        fwab=bool(d.get("fwab", False)),
+    )

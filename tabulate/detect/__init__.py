@@ -14,6 +14,21 @@ from .reading import PageReading, SheetReading, TargetReading
 from .settings import DEFAULT_SETTINGS, ReadSettings
 
 __all__ = [
-    "DEFAULT_SETTINGS", "PageReading", "REASON_CODES", "ReadError", "ReadSettings", "SheetReading",
-    "TargetReading", "check_size", "decode_page", "headers", "identify_from_other_side", "pair_pages", "read_image", "read_page", "read_pages", "read_sheet", "sheet_marks",
+    "DEFAULT_SETTINGS",
+    "PageReading",
+    "REASON_CODES",
+    "ReadError",
+    "ReadSettings",
+    "SheetReading",
+    "TargetReading",
+    "check_size",
+    "decode_page",
+    "headers",
+    "identify_from_other_side",
+    "pair_pages",
+    "read_image",
+    "read_page",
+    "read_pages",
+    "read_sheet",
+    "sheet_marks",
 ]

@@ -23,8 +23,9 @@ def _outline_in(shape: str, x: float, y: float, w: float, h: float) -> np.ndarra
     return np.array([(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
 
 
-def annotate_page(election: Election, image: np.ndarray, reading: PageReading, layout: PageLayout | None = None
-                  ) -> np.ndarray:
+def annotate_page(
+    election: Election, image: np.ndarray, reading: PageReading, layout: PageLayout | None = None
+) -> np.ndarray:
     """A BGR copy of ``image`` with the reading drawn on it (a rejected page: its reason).
 
     ``layout`` is the page's layout when it is not our own (a template set's page).
@@ -32,10 +33,26 @@ def annotate_page(election: Election, image: np.ndarray, reading: PageReading, l
     out = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     scale = max(0.4, image.shape[1] / 2400)
     if not reading.ok:
-        cv2.putText(out, f"REJECTED {reading.reason_code}", (20, int(60 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
-                    1.2 * scale, REJECTED, 2, cv2.LINE_AA)
-        cv2.putText(out, (reading.reason or "")[:110], (20, int(100 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.7 * scale, REJECTED, 1, cv2.LINE_AA)
+        cv2.putText(
+            out,
+            f"REJECTED {reading.reason_code}",
+            (20, int(60 * scale)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            1.2 * scale,
+            REJECTED,
+            2,
+            cv2.LINE_AA,
+        )
+        cv2.putText(
+            out,
+            (reading.reason or "")[:110],
+            (20, int(100 * scale)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.7 * scale,
+            REJECTED,
+            1,
+            cv2.LINE_AA,
+        )
         return out
     a = np.array(reading.transform).reshape(2, 3)
     layout = layout or layout_style(election, reading.style_id).pages[reading.page - 1]
@@ -47,6 +64,14 @@ def annotate_page(election: Election, image: np.ndarray, reading: PageReading, l
         cv2.polylines(out, [np.round(px).astype(np.int32)], True, colour, 2, cv2.LINE_AA)
         label = f"{r.score:.2f}" + ("" if r.hand == r.scan else f" h:{r.hand[:4]}")
         anchor = np.array([b.x, b.y - 0.02]) @ a[:, :2].T + a[:, 2]
-        cv2.putText(out, label, tuple(int(v) for v in anchor), cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale * 2,
-                    colour, 1, cv2.LINE_AA)
+        cv2.putText(
+            out,
+            label,
+            tuple(int(v) for v in anchor),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.45 * scale * 2,
+            colour,
+            1,
+            cv2.LINE_AA,
+        )
     return out

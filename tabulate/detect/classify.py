@@ -35,8 +35,9 @@ def _median(v: list[float]) -> float:
     return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
 
 
-def scan_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSettings, shape: str = "oval",
-               floor: float | None = None) -> str:
+def scan_class(
+    f: Sequence[float], thresholds: Thresholds, settings: ReadSettings, shape: str = "oval", floor: float | None = None
+) -> str:
     """The scanner reading of one target.
 
     31 KAR 6:030 Section 2(1): a vote on a scan voting system is the choice made
@@ -68,8 +69,9 @@ def scan_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSetting
     """
     score, dark = f[F["score"]], f[F["dark"]]
     if shape == "arrow":
-        return "marked" if score >= settings.arrow_joined else "marginal" if score >= thresholds.marginal \
-            else "unmarked"
+        return (
+            "marked" if score >= settings.arrow_joined else "marginal" if score >= thresholds.marginal else "unmarked"
+        )
     if score >= thresholds.definite:
         x_mark = f[F["crossings"]] >= 4 and dark < settings.x_full
         light = f[F["deep"]] < settings.light_ink
@@ -85,8 +87,13 @@ def _line_through(f: Sequence[float], s: ReadSettings) -> bool:
     return f[F["crossings"]] >= 2 and f[F["dark"]] >= s.line_fill
 
 
-def hand_classes(features: Sequence[Sequence[float]], contests: list[str], kinds: list[str], thresholds: Thresholds,
-                 settings: ReadSettings) -> list[tuple[str, tuple[str, ...]]]:
+def hand_classes(
+    features: Sequence[Sequence[float]],
+    contests: list[str],
+    kinds: list[str],
+    thresholds: Thresholds,
+    settings: ReadSettings,
+) -> list[tuple[str, tuple[str, ...]]]:
     """The hand-count reading of every target of a page: (class, clauses that decided it).
 
     31 KAR 6:030 Section 3(1): "The following marks made by a voter shall
@@ -122,8 +129,12 @@ def hand_classes(features: Sequence[Sequence[float]], contests: list[str], kinds
                 clauses.append("6:030 s3(1)(f) line through the target")
         if clauses:
             out.append(("marked", tuple(clauses)))
-        elif score >= thresholds.marginal or ring >= settings.circled / 2 or beside >= 0.75 * settings.beside_name \
-                or lines[t]:
+        elif (
+            score >= thresholds.marginal
+            or ring >= settings.circled / 2
+            or beside >= 0.75 * settings.beside_name
+            or lines[t]
+        ):
             out.append(("marginal", ("6:030 s3(1) partial evidence of a mark",)))
         elif f[F["erasure"]] >= settings.erased:
             out.append(("unmarked", ("6:030 s3(3)(a) erased",)))

@@ -154,18 +154,26 @@ def check_size(header: PageHeader, paper_in: tuple[float, float]) -> None:
     if w <= 0 or h <= 0:
         raise ReadError("corrupt_image", f"the header declares an empty image ({w} x {h} px)")
     if max(w, h) > MAX_SIDE_PX:
-        raise ReadError("image_too_large", f"the header declares {w} x {h} px, more than the {MAX_SIDE_PX} px "
-                        "a side allowed; refused before decoding")
+        raise ReadError(
+            "image_too_large",
+            f"the header declares {w} x {h} px, more than the {MAX_SIDE_PX} px a side allowed; refused before decoding",
+        )
     long_in, short_in = max(paper_in), min(paper_in)
     dpi_long, dpi_short = max(w, h) / long_in, min(w, h) / short_in
     lo, hi = DPI_RANGE
     if max(dpi_long, dpi_short) > hi * SIZE_SLACK:
-        raise ReadError("image_too_large", f"the header declares {w} x {h} px, about "
-                        f"{max(dpi_long, dpi_short):.0f} DPI for {short_in:g} x {long_in:g} in paper "
-                        f"(limit {hi:.0f}); refused before decoding")
+        raise ReadError(
+            "image_too_large",
+            f"the header declares {w} x {h} px, about "
+            f"{max(dpi_long, dpi_short):.0f} DPI for {short_in:g} x {long_in:g} in paper "
+            f"(limit {hi:.0f}); refused before decoding",
+        )
     if min(dpi_long, dpi_short) < lo / SIZE_SLACK:
-        raise ReadError("resolution_out_of_range", f"{w} x {h} px is about {min(dpi_long, dpi_short):.0f} DPI "
-                        f"for {short_in:g} x {long_in:g} in paper; at least {lo:.0f} DPI is needed")
+        raise ReadError(
+            "resolution_out_of_range",
+            f"{w} x {h} px is about {min(dpi_long, dpi_short):.0f} DPI "
+            f"for {short_in:g} x {long_in:g} in paper; at least {lo:.0f} DPI is needed",
+        )
 
 
 def _to_gray(a: np.ndarray, photometric: int = 1) -> np.ndarray:
@@ -212,6 +220,8 @@ def decode_page(data: bytes, header: PageHeader) -> np.ndarray:
         raise ReadError("corrupt_image", f"the {header.format.upper()} image is truncated or damaged: {e}") from None
     img = _to_gray(np.asarray(img), header.photometric)
     if img.shape != (header.height, header.width):
-        raise ReadError("corrupt_image", f"decoded {img.shape[1]} x {img.shape[0]} px where the header said "
-                        f"{header.width} x {header.height}")
+        raise ReadError(
+            "corrupt_image",
+            f"decoded {img.shape[1]} x {img.shape[0]} px where the header said {header.width} x {header.height}",
+        )
     return img

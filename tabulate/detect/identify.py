@@ -21,8 +21,9 @@ from .streaks import repair
 CROP_MARGIN_IN = 0.08
 
 
-def code_crop(image: np.ndarray, affine: np.ndarray, width_in: float, height_in: float,
-              streaks: np.ndarray | None = None) -> np.ndarray:
+def code_crop(
+    image: np.ndarray, affine: np.ndarray, width_in: float, height_in: float, streaks: np.ndarray | None = None
+) -> np.ndarray:
     """The image region holding the style code and its quiet zone (a C-contiguous copy), with any
     scanner streak columns (``streaks``, one bool per image column) patched from their neighbours."""
     r = style_code_rect(width_in, height_in).inset(-(STYLE_CODE_QUIET_IN + CROP_MARGIN_IN))
@@ -52,8 +53,9 @@ def read_style_code(crop: np.ndarray) -> str:
         # A scanner streak (a dark column 1-3 px wide from dust on the glass) that `repair`
         # missed defeats zxing; a closing across the rows erases it and keeps the modules
         # (measured: which width works depends on where the streak meets the modules).
-        found = zxingcpp.read_barcode(cv2.morphologyEx(crop, cv2.MORPH_CLOSE, np.ones((1, width), np.uint8)),
-                                      formats=fmt)
+        found = zxingcpp.read_barcode(
+            cv2.morphologyEx(crop, cv2.MORPH_CLOSE, np.ones((1, width), np.uint8)), formats=fmt
+        )
     if found is None or not found.valid:
         raise ReadError("style_code_unreadable", "the style code (QR symbol at the bottom centre) could not be read")
     return found.text
@@ -73,19 +75,27 @@ def check_style_code(election: Election, text: str) -> StyleCode:
     except ValueError as e:
         raise ReadError("not_a_ballot_code", f"the QR symbol is not a ballot style code: {e}") from None
     if code.hash_prefix != election.hash_prefix:
-        raise ReadError("wrong_election", f"the page belongs to another election (its code names election "
-                        f"{code.hash_prefix!r}; this election is {election.hash_prefix!r})")
+        raise ReadError(
+            "wrong_election",
+            f"the page belongs to another election (its code names election "
+            f"{code.hash_prefix!r}; this election is {election.hash_prefix!r})",
+        )
     try:
         style = election.style(code.style_id)
     except KeyError:
-        raise ReadError("unknown_style", f"the style code names ballot style {code.style_id!r}, "
-                        "which this election does not have") from None
+        raise ReadError(
+            "unknown_style", f"the style code names ballot style {code.style_id!r}, which this election does not have"
+        ) from None
     try:
         election.precinct(code.precinct_id)
     except KeyError:
-        raise ReadError("unknown_precinct", f"the style code names precinct {code.precinct_id!r}, "
-                        "which this election does not have") from None
+        raise ReadError(
+            "unknown_precinct", f"the style code names precinct {code.precinct_id!r}, which this election does not have"
+        ) from None
     if code.precinct_id not in style.precincts:
-        raise ReadError("precinct_not_in_style", f"precinct {code.precinct_id!r} is not served by ballot style "
-                        f"{style.id!r} (it serves {', '.join(style.precincts)})")
+        raise ReadError(
+            "precinct_not_in_style",
+            f"precinct {code.precinct_id!r} is not served by ballot style "
+            f"{style.id!r} (it serves {', '.join(style.precincts)})",
+        )
     return code

@@ -34,9 +34,17 @@ def _rejected(base: dict, err: ReadError, timings: list) -> PageReading:
 FROM_OTHER_SIDE = "style_code_from_other_side"
 
 
-def read_image(election: Election, image: np.ndarray, *, source: str = "<array>", index: int = 0, digest: str = "",
-               settings: ReadSettings = DEFAULT_SETTINGS, code: StyleCode | None = None,
-               _timings: list | None = None) -> PageReading:
+def read_image(
+    election: Election,
+    image: np.ndarray,
+    *,
+    source: str = "<array>",
+    index: int = 0,
+    digest: str = "",
+    settings: ReadSettings = DEFAULT_SETTINGS,
+    code: StyleCode | None = None,
+    _timings: list | None = None,
+) -> PageReading:
     """Read one decoded page image (greyscale ``uint8``, 255 = paper).
 
     ``code``, when given, is used instead of reading the page's own style
@@ -47,26 +55,34 @@ def read_image(election: Election, image: np.ndarray, *, source: str = "<array>"
     base: dict = {"source": source, "index": index, "digest": digest}
     try:
         if image.dtype != np.uint8 or image.ndim != 2:
-            raise ReadError("unsupported_image", f"expected a 2-D uint8 greyscale image, got {image.dtype} "
-                            f"{image.shape}")
+            raise ReadError(
+                "unsupported_image", f"expected a 2-D uint8 greyscale image, got {image.dtype} {image.shape}"
+            )
         base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
         width_in, height_in = PAPER_SIZES_IN[election.paper_size]
         t0 = time.perf_counter()
         reg = register_page(image, width_in, height_in)
         t1 = time.perf_counter()
         timings.append(("register", (t1 - t0) * 1e3))
-        base.update(dpi=reg.dpi, rotation=reg.rotation, skew_deg=reg.skew_deg, scale=reg.scale,
-                    residual_in=reg.residual_in, transform=tuple(float(v) for v in reg.affine.ravel()),
-                    paper=reg.paper, ink=reg.ink)
+        base.update(
+            dpi=reg.dpi,
+            rotation=reg.rotation,
+            skew_deg=reg.skew_deg,
+            scale=reg.scale,
+            residual_in=reg.residual_in,
+            transform=tuple(float(v) for v in reg.affine.ravel()),
+            paper=reg.paper,
+            ink=reg.ink,
+        )
         streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
         given = code is not None
         if code is None:
-            code = check_style_code(election, read_style_code(code_crop(image, reg.affine, width_in, height_in,
-                                                                        streaks)))
+            code = check_style_code(
+                election, read_style_code(code_crop(image, reg.affine, width_in, height_in, streaks))
+            )
         t2 = time.perf_counter()
         timings.append(("identify", (t2 - t1) * 1e3))
-        base.update(hash_prefix=code.hash_prefix, style_id=code.style_id, precinct_id=code.precinct_id,
-                    page=code.page)
+        base.update(hash_prefix=code.hash_prefix, style_id=code.style_id, precinct_id=code.precinct_id, page=code.page)
         targets, flags = score_page(election, image, reg, code.style_id, code.page, settings, streaks)
         flags = flags + ((FROM_OTHER_SIDE,) if given else ())
         timings.append(("score", (time.perf_counter() - t2) * 1e3))
@@ -77,8 +93,7 @@ def read_image(election: Election, image: np.ndarray, *, source: str = "<array>"
         return _rejected(base, ReadError("internal_error", f"reader error {type(e).__name__}: {e}"), timings)
 
 
-def _file_pages(election: Election, source, paper_in: tuple[float, float] | None = None
-                ) -> list[tuple[dict, object]]:
+def _file_pages(election: Election, source, paper_in: tuple[float, float] | None = None) -> list[tuple[dict, object]]:
     """(base fields, decoded image or ReadError) for each page of one source."""
     name = source if isinstance(source, str) else ("<bytes>" if isinstance(source, (bytes, bytearray)) else str(source))
     known = source.sha256 if isinstance(source, PageBytes) else None  # hashed once, by the worker that loaded it
@@ -126,8 +141,9 @@ class PageReader(Protocol):
     def page_targets(self, election: Election, style_id: str, page: int) -> int: ...
 
 
-def read_file(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS,
-              reader: PageReader | None = None) -> list[tuple[PageReading, np.ndarray | None]]:
+def read_file(
+    election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS, reader: PageReader | None = None
+) -> list[tuple[PageReading, np.ndarray | None]]:
     """Each page of one file: its reading and its decoded image (None if it did not decode).
 
     ``reader`` reads the decoded pages instead of our own layout's reader.
@@ -143,20 +159,23 @@ def read_file(election: Election, source, *, settings: ReadSettings = DEFAULT_SE
     return out
 
 
-def read_pages(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS,
-               reader: PageReader | None = None) -> list[PageReading]:
+def read_pages(
+    election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS, reader: PageReader | None = None
+) -> list[PageReading]:
     """Read every page of one file (a multi-page TIFF has several), never raising."""
     return [r for r, _img in read_file(election, source, settings=settings, reader=reader)]
 
 
-def read_page(election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS,
-              reader: PageReader | None = None) -> PageReading:
+def read_page(
+    election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS, reader: PageReader | None = None
+) -> PageReading:
     """Read the first page of a file (a path or bytes)."""
     return read_pages(election, source, settings=settings, reader=reader)[0]
 
 
-def read_sheet(election: Election, sources, *, settings: ReadSettings = DEFAULT_SETTINGS,
-               reader: PageReader | None = None) -> SheetReading:
+def read_sheet(
+    election: Election, sources, *, settings: ReadSettings = DEFAULT_SETTINGS, reader: PageReader | None = None
+) -> SheetReading:
     """Read one sheet from 1-2 sources (paths or bytes) holding its two pages, in either order.
 
     A two-page TIFF may hold both sides. A single page is accepted only when
@@ -173,9 +192,13 @@ def read_sheet(election: Election, sources, *, settings: ReadSettings = DEFAULT_
     return pair_pages(election, pages, reader=reader)
 
 
-def identify_from_other_side(election: Election, pages: Sequence[PageReading],
-                             images: Sequence[np.ndarray | None], *,
-                             settings: ReadSettings = DEFAULT_SETTINGS) -> list[PageReading]:
+def identify_from_other_side(
+    election: Election,
+    pages: Sequence[PageReading],
+    images: Sequence[np.ndarray | None],
+    *,
+    settings: ReadSettings = DEFAULT_SETTINGS,
+) -> list[PageReading]:
     """Identify a page whose style code did not read from the sheet's other side, if that is safe.
 
     A smudged or torn QR symbol on one side should not set aside a sheet
@@ -195,8 +218,9 @@ def identify_from_other_side(election: Election, pages: Sequence[PageReading],
         if b.reason_code != "style_code_unreadable" or not g.ok or images[bad] is None or g.page is None:
             continue
         code = StyleCode(g.hash_prefix, g.style_id, g.precinct_id, 3 - g.page)
-        again = read_image(election, images[bad], source=b.source, index=b.index, digest=b.digest,
-                           settings=settings, code=code)
+        again = read_image(
+            election, images[bad], source=b.source, index=b.index, digest=b.digest, settings=settings, code=code
+        )
         if again.ok and "outlines_faint" not in again.flags:
             pages[bad] = again
     return pages
@@ -223,14 +247,19 @@ def pair_pages(election: Election, pages: Sequence[PageReading], *, reader: Page
         return reject("too_many_pages", f"{len(pages)} pages were given for one sheet (a sheet has 2 sides)")
     bad = [p for p in pages if not p.ok]
     if bad:
-        return reject("page_rejected", "; ".join(f"{p.source}" + (f" page {p.index + 1}" if p.index else "")
-                                                 + f": {p.reason}" for p in bad))
+        return reject(
+            "page_rejected",
+            "; ".join(f"{p.source}" + (f" page {p.index + 1}" if p.index else "") + f": {p.reason}" for p in bad),
+        )
     if len(pages) == 1:
         p = pages[0]
         other = (reader.page_targets if reader else _page_targets)(election, p.style_id, 3 - p.page)
         if other:
-            return reject("missing_page", f"only page {p.page} of the sheet was given; page {3 - p.page} of "
-                          f"style {p.style_id} has {other} targets")
+            return reject(
+                "missing_page",
+                f"only page {p.page} of the sheet was given; page {3 - p.page} of "
+                f"style {p.style_id} has {other} targets",
+            )
         return SheetReading(pages, bid, style_id=p.style_id, precinct_id=p.precinct_id, flags=("single_side",))
     a, b = sorted(pages, key=lambda p: p.page)
     if (a.style_id, a.precinct_id) != (b.style_id, b.precinct_id) or (a.page, b.page) != (1, 2):

@@ -28,10 +28,16 @@ class TargetReading:
         return self.features[FEATURES.index(name)]
 
     def to_dict(self) -> dict:
-        return {"contest_id": self.contest_id, "option_id": self.option_id, "kind": self.kind,
-                "score": _r(self.score), "scan": self.scan, "hand": self.hand,
-                "hand_clauses": list(self.hand_clauses),
-                "features": {k: _r(v) for k, v in zip(FEATURES, self.features) if k != "score"}}
+        return {
+            "contest_id": self.contest_id,
+            "option_id": self.option_id,
+            "kind": self.kind,
+            "score": _r(self.score),
+            "scan": self.scan,
+            "hand": self.hand,
+            "hand_clauses": list(self.hand_clauses),
+            "features": {k: _r(v) for k, v in zip(FEATURES, self.features) if k != "score"},
+        }
 
 
 @dataclass(frozen=True)
@@ -75,17 +81,29 @@ class PageReading:
 
     def to_dict(self) -> dict:
         return {
-            "source": self.source, "index": self.index, "digest": self.digest, "ok": self.ok,
-            "reason_code": self.reason_code, "reason": self.reason,
-            "style_code": None if self.style_id is None else {
-                "hash_prefix": self.hash_prefix, "style_id": self.style_id,
-                "precinct_id": self.precinct_id, "page": self.page},
+            "source": self.source,
+            "index": self.index,
+            "digest": self.digest,
+            "ok": self.ok,
+            "reason_code": self.reason_code,
+            "reason": self.reason,
+            "style_code": None
+            if self.style_id is None
+            else {
+                "hash_prefix": self.hash_prefix,
+                "style_id": self.style_id,
+                "precinct_id": self.precinct_id,
+                "page": self.page,
+            },
             "size_px": None if self.width_px is None else [self.width_px, self.height_px],
-            "dpi": _r(self.dpi, 1), "rotation": self.rotation, "skew_deg": _r(self.skew_deg, 3),
+            "dpi": _r(self.dpi, 1),
+            "rotation": self.rotation,
+            "skew_deg": _r(self.skew_deg, 3),
             "scale": None if self.scale is None else [_r(s) for s in self.scale],
             "residual_in": _r(self.residual_in, 5),
             "transform": None if self.transform is None else [_r(v, 6) for v in self.transform],
-            "paper": _r(self.paper, 1), "ink": _r(self.ink, 1),
+            "paper": _r(self.paper, 1),
+            "ink": _r(self.ink, 1),
             "targets": [t.to_dict() for t in self.targets],
             "flags": list(self.flags),
             "timings_ms": {k: _r(v, 3) for k, v in self.timings_ms},
@@ -117,6 +135,13 @@ class SheetReading:
         return tuple(t for p in self.pages for t in p.targets)
 
     def to_dict(self) -> dict:
-        return {"ballot_id": self.ballot_id, "ok": self.ok, "reason_code": self.reason_code, "reason": self.reason,
-                "style_id": self.style_id, "precinct_id": self.precinct_id, "flags": list(self.flags),
-                "pages": [p.to_dict() for p in self.pages]}
+        return {
+            "ballot_id": self.ballot_id,
+            "ok": self.ok,
+            "reason_code": self.reason_code,
+            "reason": self.reason,
+            "style_id": self.style_id,
+            "precinct_id": self.precinct_id,
+            "flags": list(self.flags),
+            "pages": [p.to_dict() for p in self.pages],
+        }

@@ -170,7 +170,7 @@ def _find_mark(window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bo
     x, y, bw, bh, _area = (v * step for v in table[best])
     pad = 2 * step
     r0, c0 = max(0, y - pad), max(0, x - pad)
-    box = np.ascontiguousarray(window[r0:y + bh + pad, c0:x + bw + pad])
+    box = np.ascontiguousarray(window[r0 : y + bh + pad, c0 : x + bw + pad])
     dark = cv2.morphologyEx((box <= t).astype(np.uint8), cv2.MORPH_OPEN, _SQUARE5)
     m = cv2.moments(dark, binaryImage=True)
     if m["m00"] == 0:
@@ -188,7 +188,7 @@ def _find_mark(window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bo
         side = wid
     else:
         side, cut = math.sqrt(m["m00"]), False
-    core = window[y + bh // 4: y + bh - bh // 4, x + bw // 4: x + bw - bw // 4]
+    core = window[y + bh // 4 : y + bh - bh // 4, x + bw // 4 : x + bw - bw // 4]
     paper = cv2.mean(small, mask=cv2.bitwise_not(binary))[0]
     ink = float(core.mean())
     # Blur spreads the edge: the band between 25 % and 75 % darkness is 1.35 sigma wide all round.
@@ -216,7 +216,7 @@ def _fit(page_xy: np.ndarray, image_xy: np.ndarray) -> tuple[np.ndarray, float]:
     sol = np.linalg.solve(a.T @ a, a.T @ image_xy)  # the normal equations: 4 points, well conditioned
     affine = sol.T
     resid = a @ sol - image_xy
-    return np.ascontiguousarray(affine), float(np.sqrt(np.mean(np.sum(resid ** 2, axis=1))))
+    return np.ascontiguousarray(affine), float(np.sqrt(np.mean(np.sum(resid**2, axis=1))))
 
 
 def register_page(image: np.ndarray, width_in: float, height_in: float) -> Registration:
@@ -235,33 +235,50 @@ def register_page(image: np.ndarray, width_in: float, height_in: float) -> Regis
     origins = ((0, 0), (0, cols - win), (rows - win, cols - win), (rows - win, 0))
     found: list[_Mark | None] = []
     # Which window sides (left, top, right, bottom) are the image's edges, per corner.
-    edges = ((True, True, False, False), (False, True, True, False), (False, False, True, True),
-             (True, False, False, True))
+    edges = (
+        (True, True, False, False),
+        (False, True, True, False),
+        (False, False, True, True),
+        (True, False, False, True),
+    )
     for (r0, c0), e in zip(origins, edges):
-        m = _find_mark(image[r0:r0 + win, c0:c0 + win], dpi, e)
-        found.append(None if m is None else _Mark(m.col + c0, m.row + r0, m.side_in, m.ink, m.paper, m.edge_px,
-                                                  m.side_px))
+        m = _find_mark(image[r0 : r0 + win, c0 : c0 + win], dpi, e)
+        found.append(
+            None if m is None else _Mark(m.col + c0, m.row + r0, m.side_in, m.ink, m.paper, m.edge_px, m.side_px)
+        )
     split = math.sqrt(MARK_BIG_IN * MARK_SMALL_IN)
     bigs = [i for i, m in enumerate(found) if m is not None and m.side_in >= split]
     missing = [i for i, m in enumerate(found) if m is None]
     if len(missing) == 4:
-        raise ReadError("no_registration_marks", "no registration marks found in any corner of the image "
-                        "(a blank sheet, the wrong side of the paper, or not a ballot)")
+        raise ReadError(
+            "no_registration_marks",
+            "no registration marks found in any corner of the image "
+            "(a blank sheet, the wrong side of the paper, or not a ballot)",
+        )
     if missing:
         if len(bigs) == 1:
-            names = [f"{PAGE_ROLES[(i - bigs[0]) % 4].replace('_', '-')} (image {IMAGE_CORNERS[i]} corner)"
-                     for i in missing]
+            names = [
+                f"{PAGE_ROLES[(i - bigs[0]) % 4].replace('_', '-')} (image {IMAGE_CORNERS[i]} corner)" for i in missing
+            ]
         else:
             names = [f"image {IMAGE_CORNERS[i]} corner" for i in missing]
-        raise ReadError("registration_marks_missing",
-                        f"registration mark{'s' if len(missing) > 1 else ''} not found: " + ", ".join(names))
+        raise ReadError(
+            "registration_marks_missing",
+            f"registration mark{'s' if len(missing) > 1 else ''} not found: " + ", ".join(names),
+        )
     if len(bigs) != 1:
-        raise ReadError("orientation_unknown", f"found {len(bigs)} large registration marks, expected exactly 1 "
-                        "(the page's top-left); cannot tell which way up the page is")
+        raise ReadError(
+            "orientation_unknown",
+            f"found {len(bigs)} large registration marks, expected exactly 1 "
+            "(the page's top-left); cannot tell which way up the page is",
+        )
     i0 = bigs[0]
     if (i0 % 2 == 1) != turned:
-        raise ReadError("orientation_unknown", f"the large mark is in the image's {IMAGE_CORNERS[i0]} corner, "
-                        "which does not fit the image's shape for this paper size")
+        raise ReadError(
+            "orientation_unknown",
+            f"the large mark is in the image's {IMAGE_CORNERS[i0]} corner, "
+            "which does not fit the image's shape for this paper size",
+        )
     marks = {m.role: m for m in registration_marks(width_in, height_in)}
     page_xy = np.array([(marks[PAGE_ROLES[j]].x, marks[PAGE_ROLES[j]].y) for j in range(4)])
     image_marks = [found[(i0 + j) % 4] for j in range(4)]
@@ -280,18 +297,34 @@ def _check(affine: np.ndarray, rms_px: float, dpi: float, i0: int, image_marks: 
     shear = (axes + 180.0) % 360.0 - 180.0 - 90.0  # a mirrored image gives -180
     residual_in = rms_px / ((sx + sy) / 2)
     if residual_in > MAX_RESIDUAL_IN or abs(shear) > MAX_SHEAR_DEG:
-        raise ReadError("registration_residual", f"the four marks do not fit one page transform: RMS residual "
-                        f"{residual_in:.3f} in, shear {shear:.1f} deg (limits {MAX_RESIDUAL_IN} in, "
-                        f"{MAX_SHEAR_DEG} deg)")
+        raise ReadError(
+            "registration_residual",
+            f"the four marks do not fit one page transform: RMS residual "
+            f"{residual_in:.3f} in, shear {shear:.1f} deg (limits {MAX_RESIDUAL_IN} in, "
+            f"{MAX_SHEAR_DEG} deg)",
+        )
     scale = (sx / dpi, sy / dpi)
     lo, hi = SCALE_RANGE
     if not all(lo <= s <= hi for s in scale):
-        raise ReadError("scale_out_of_range", f"the printed page is {scale[0]:.1%} x {scale[1]:.1%} of the "
-                        f"paper's size in the image (allowed {lo:.0%}-{hi:.0%}): a reduced or enlarged "
-                        "photocopy, or the wrong paper size")
+        raise ReadError(
+            "scale_out_of_range",
+            f"the printed page is {scale[0]:.1%} x {scale[1]:.1%} of the "
+            f"paper's size in the image (allowed {lo:.0%}-{hi:.0%}): a reduced or enlarged "
+            "photocopy, or the wrong paper size",
+        )
     if abs(skew) > MAX_SKEW_DEG:
         raise ReadError("skew_out_of_range", f"the page is skewed {skew:.1f} deg (limit {MAX_SKEW_DEG:g} deg)")
     paper = _middle([m.paper for m in image_marks])
     ink = _middle([m.ink for m in image_marks])
-    return Registration(affine, rotation, skew, scale, dpi, residual_in, paper, ink, _spread(image_marks, sx, sy),
-                        tuple((m.col, m.row) for m in image_marks))
+    return Registration(
+        affine,
+        rotation,
+        skew,
+        scale,
+        dpi,
+        residual_in,
+        paper,
+        ink,
+        _spread(image_marks, sx, sy),
+        tuple((m.col, m.row) for m in image_marks),
+    )

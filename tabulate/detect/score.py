@@ -22,8 +22,16 @@ def _offsets(radius_px: int) -> np.ndarray:
     return offsets_by_distance(radius_px)
 
 
-def page_features(election: Election, image: np.ndarray, reg: Registration, style_id: str, page: int,
-                  settings: ReadSettings, streaks: np.ndarray | None = None, tpl: PageTemplate | None = None):
+def page_features(
+    election: Election,
+    image: np.ndarray,
+    reg: Registration,
+    style_id: str,
+    page: int,
+    settings: ReadSettings,
+    streaks: np.ndarray | None = None,
+    tpl: PageTemplate | None = None,
+):
     """(template, features array) for one page: the kernel's row per target.
 
     ``streaks`` (a bool per image column, `streak_columns`) is found here when not given.
@@ -35,15 +43,34 @@ def page_features(election: Election, image: np.ndarray, reg: Registration, styl
     if streaks is None:
         streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
     skip = widened(streaks, radius + 1)
-    feats = score_targets(image, reg.affine, tpl.points, paper=reg.paper, ink=reg.ink, split=settings.split,
-                          residue=settings.residue, offsets=_offsets(radius), min_hits=settings.min_hits,
-                          skip_cols=skip, area_margin=AREA_PRINT_MARGIN_IN + reg.spread_px / reg.px_per_in)
+    feats = score_targets(
+        image,
+        reg.affine,
+        tpl.points,
+        paper=reg.paper,
+        ink=reg.ink,
+        split=settings.split,
+        residue=settings.residue,
+        offsets=_offsets(radius),
+        min_hits=settings.min_hits,
+        skip_cols=skip,
+        area_margin=AREA_PRINT_MARGIN_IN + reg.spread_px / reg.px_per_in,
+    )
     return tpl, feats
 
 
-def score_page(election: Election, image: np.ndarray, reg: Registration, style_id: str, page: int,
-               settings: ReadSettings, streaks: np.ndarray | None = None, *, tpl: PageTemplate | None = None,
-               thresholds: Thresholds | None = None) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
+def score_page(
+    election: Election,
+    image: np.ndarray,
+    reg: Registration,
+    style_id: str,
+    page: int,
+    settings: ReadSettings,
+    streaks: np.ndarray | None = None,
+    *,
+    tpl: PageTemplate | None = None,
+    thresholds: Thresholds | None = None,
+) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
     """Every target's reading and the page's flags.
 
     A page whose printed outlines are hardly seen (median outline match below
@@ -60,8 +87,18 @@ def score_page(election: Election, image: np.ndarray, reg: Registration, style_i
     floor = page_floor(rows, th, settings)
     readings = []
     for t, f, (hand, clauses) in zip(targets, rows, hands):
-        readings.append(TargetReading(t.contest_id, t.option_id, t.kind, f[0], tuple(f),
-                                      scan_class(f, th, settings, t.shape, floor), hand, clauses))
+        readings.append(
+            TargetReading(
+                t.contest_id,
+                t.option_id,
+                t.kind,
+                f[0],
+                tuple(f),
+                scan_class(f, th, settings, t.shape, floor),
+                hand,
+                clauses,
+            )
+        )
     return tuple(readings), _flags(readings, settings) + (("outlines_faint",) if faint else ())
 
 

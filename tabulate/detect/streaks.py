@@ -26,7 +26,7 @@ def streak_columns(image: np.ndarray, dpi: float, paper: float, ink: float, *, w
         return np.zeros(image.shape[1], np.bool_)
     limit = paper - STREAK_DARKNESS * (paper - ink)
     top = cv2.reduce(image[r0:r1], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
-    bottom = cv2.reduce(image[rows - r1:rows - r0], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
+    bottom = cv2.reduce(image[rows - r1 : rows - r0], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
     return widened((top < limit) & (bottom < limit), widen)
 
 

@@ -138,8 +138,9 @@ def _outline(t: TargetLayout, pitch: float) -> tuple[np.ndarray, np.ndarray]:
     else:  # arrow: the shaft ends either side of the gap, and paper above and below them
         ends = [(b.x - 0.04, b.x - 0.008), (b.right + 0.008, b.right + 0.04)]
         ink = np.concatenate([_grid(x0, cy - 0.018, x1, cy + 0.018, pitch) for x0, x1 in ends])
-        paper = np.concatenate([_grid(x0, y - 0.006, x1, y + 0.006, pitch)
-                                for x0, x1 in ends for y in (cy - 0.045, cy + 0.045)])
+        paper = np.concatenate(
+            [_grid(x0, y - 0.006, x1, y + 0.006, pitch) for x0, x1 in ends for y in (cy - 0.045, cy + 0.045)]
+        )
     w = np.concatenate([np.full(len(ink), 1.0 / len(ink)), np.full(len(paper), -1.0 / len(paper))])
     return np.concatenate([ink, paper]), w
 
@@ -169,11 +170,14 @@ def _band(t: TargetLayout, inner: float, outer: float, pitch: float) -> tuple[np
     g = _grid(cx - a - outer, cy - bb - outer, cx + a + outer, cy + bb + outer, pitch)
     dx, dy = g[:, 0] - cx, g[:, 1] - cy
     if t.shape == "oval" or (t.shape == "arrow" and outer > NEAR_BAND_IN[1]):
+
         def inside(d):
             return (dx / (a + d)) ** 2 + (dy / (bb + d)) ** 2 <= 1.0
     else:
+
         def inside(d):
             return (np.abs(dx) <= a + d) & (np.abs(dy) <= bb + d)
+
     keep = inside(outer) & ~inside(inner)
     g, dx, dy = g[keep], dx[keep], dy[keep]
     mid = (inner + outer) / 2
@@ -216,8 +220,7 @@ def _csr(parts: list[np.ndarray], dtype, width: int | None = 2) -> tuple[np.ndar
     return np.ascontiguousarray(flat.reshape((-1, width) if width else (-1,))), ptr
 
 
-def build_points(targets: tuple[TargetLayout, ...], printed: np.ndarray, dist_in: np.ndarray,
-                 dpi: int) -> TargetPoints:
+def build_points(targets: tuple[TargetLayout, ...], printed: np.ndarray, dist_in: np.ndarray, dpi: int) -> TargetPoints:
     """Every point set of a page's targets (see `tabulate.kernels.points`), printed ink left out.
 
     ``printed`` is the blank page's ink at ``dpi`` widened by `PRINT_MARGIN_IN`
@@ -226,8 +229,25 @@ def build_points(targets: tuple[TargetLayout, ...], printed: np.ndarray, dist_in
     which keep points at least `AREA_PRINT_MARGIN_IN` away and their distance).
     """
     px = 1.0 / dpi
-    cols = {k: [] for k in ("ol", "olw", "in", "inc", "ncol", "out", "outs", "near", "nears", "mark", "markc",
-                            "markd", "wi", "wid")}
+    cols = {
+        k: []
+        for k in (
+            "ol",
+            "olw",
+            "in",
+            "inc",
+            "ncol",
+            "out",
+            "outs",
+            "near",
+            "nears",
+            "mark",
+            "markc",
+            "markd",
+            "wi",
+            "wid",
+        )
+    }
     for t in targets:
         xy, w = _outline(t, max(px, OUTLINE_PITCH_IN))
         cols["ol"].append(xy)
@@ -253,8 +273,11 @@ def build_points(targets: tuple[TargetLayout, ...], printed: np.ndarray, dist_in
         cols["markc"].append(cell)
         cols["markd"].append(d)
         wa = t.write_in_area
-        g, d = (np.zeros((0, 2)), np.zeros(0)) if wa is None else \
-            _away(_grid(wa.x, wa.y, wa.right, wa.bottom, AREA_PITCH_IN), dist_in, dpi)
+        g, d = (
+            (np.zeros((0, 2)), np.zeros(0))
+            if wa is None
+            else _away(_grid(wa.x, wa.y, wa.right, wa.bottom, AREA_PITCH_IN), dist_in, dpi)
+        )
         cols["wi"].append(g)
         cols["wid"].append(d)
     ol, ol_ptr = _csr(cols["ol"], np.float64)
@@ -270,8 +293,29 @@ def build_points(targets: tuple[TargetLayout, ...], printed: np.ndarray, dist_in
     markd, _ = _csr(cols["markd"], np.float64, None)
     wid, _ = _csr(cols["wid"], np.float64, None)
     wi, wi_ptr = _csr(cols["wi"], np.float64)
-    pts = TargetPoints(ol, olw, ol_ptr, inn, inc, np.asarray(cols["ncol"], np.int32), in_ptr,
-                       out, outs, out_ptr, near, nears, near_ptr, mark, markc, markd, mark_ptr, wi, wid, wi_ptr,
-                       N_SECTORS, MAX_CELLS)
+    pts = TargetPoints(
+        ol,
+        olw,
+        ol_ptr,
+        inn,
+        inc,
+        np.asarray(cols["ncol"], np.int32),
+        in_ptr,
+        out,
+        outs,
+        out_ptr,
+        near,
+        nears,
+        near_ptr,
+        mark,
+        markc,
+        markd,
+        mark_ptr,
+        wi,
+        wid,
+        wi_ptr,
+        N_SECTORS,
+        MAX_CELLS,
+    )
     pts.check()
     return pts

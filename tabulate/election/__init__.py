@@ -19,7 +19,22 @@ from .model import (
 )
 
 __all__ = [
-    "ADJUDICATION_REASONS", "OFFICES", "PAPER_SIZES_IN", "STRAIGHT_PARTY_CONTEST_ID", "VOTE_TYPES",
-    "BallotStyle", "Candidate", "Contest", "ContestOption", "DeclaredWriteIn", "Election",
-    "ElectionError", "Party", "Precinct", "Problem", "Thresholds", "load_election", "parse_election",
+    "ADJUDICATION_REASONS",
+    "OFFICES",
+    "PAPER_SIZES_IN",
+    "STRAIGHT_PARTY_CONTEST_ID",
+    "VOTE_TYPES",
+    "BallotStyle",
+    "Candidate",
+    "Contest",
+    "ContestOption",
+    "DeclaredWriteIn",
+    "Election",
+    "ElectionError",
+    "Party",
+    "Precinct",
+    "Problem",
+    "Thresholds",
+    "load_election",
+    "parse_election",
 ]

@@ -180,16 +180,29 @@ def _header_lines(contest: Contest, width_in: float) -> tuple[list[str], list[st
     if contest.type == "question" and contest.text:
         info = wrap(contest.text, INFO_PT, width_in) + info
     if contest.id == "straight-party":
-        info = wrap("To vote for every candidate of one party, fill in the target for that party. "
-                    "A vote you mark in a contest replaces the party's vote in that contest.", INFO_PT, width_in) + info
+        info = (
+            wrap(
+                "To vote for every candidate of one party, fill in the target for that party. "
+                "A vote you mark in a contest replaces the party's vote in that contest.",
+                INFO_PT,
+                width_in,
+            )
+            + info
+        )
     return title, info
 
 
 def contest_height(election: Election, contest: Contest, width_in: float) -> float:
     title, info = _header_lines(contest, width_in - 2 * BOX_PAD_IN)
     rows = _contest_rows(election, contest)
-    return (BOX_PAD_IN + len(title) * TITLE_LINE_IN + len(info) * INFO_LINE_IN + 0.04
-            + sum(h for _, _, h in rows) + BOX_PAD_IN)
+    return (
+        BOX_PAD_IN
+        + len(title) * TITLE_LINE_IN
+        + len(info) * INFO_LINE_IN
+        + 0.04
+        + sum(h for _, _, h in rows)
+        + BOX_PAD_IN
+    )
 
 
 def _draw_target_shape(col: _Column, shape: str, bounds: Rect) -> None:
@@ -197,10 +210,23 @@ def _draw_target_shape(col: _Column, shape: str, bounds: Rect) -> None:
         cy = bounds.y + bounds.h / 2
         # Tail (left of the gap) and head (right of the gap); the gap is the target.
         tail_x0 = bounds.x - ARROW_HALF_IN
-        col.polygons.append(PolygonItem(((tail_x0, cy - 0.025), (bounds.x, cy - 0.025), (bounds.x, cy + 0.025), (tail_x0, cy + 0.025))))
+        col.polygons.append(
+            PolygonItem(((tail_x0, cy - 0.025), (bounds.x, cy - 0.025), (bounds.x, cy + 0.025), (tail_x0, cy + 0.025)))
+        )
         hx = bounds.right
-        col.polygons.append(PolygonItem(((hx, cy - 0.025), (hx + 0.05, cy - 0.025), (hx + 0.05, cy - 0.06),
-                                         (hx + ARROW_HALF_IN, cy), (hx + 0.05, cy + 0.06), (hx + 0.05, cy + 0.025), (hx, cy + 0.025))))
+        col.polygons.append(
+            PolygonItem(
+                (
+                    (hx, cy - 0.025),
+                    (hx + 0.05, cy - 0.025),
+                    (hx + 0.05, cy - 0.06),
+                    (hx + ARROW_HALF_IN, cy),
+                    (hx + 0.05, cy + 0.06),
+                    (hx + 0.05, cy + 0.025),
+                    (hx, cy + 0.025),
+                )
+            )
+        )
 
 
 def _place_contest(election: Election, contest: Contest, col: _Column) -> None:
@@ -238,9 +264,13 @@ def _place_contest(election: Election, contest: Contest, col: _Column) -> None:
         else:
             abbr = party_abbr.get(opt.party or "", "") if opt.kind in ("candidate",) else ""
             abbr_w = 0.42 if abbr else 0.0
-            col.texts.append(TextItem(name_x, y + 0.085, fit(opt.label, NAME_PT, right - name_x - abbr_w), NAME_PT, bold=True))
+            col.texts.append(
+                TextItem(name_x, y + 0.085, fit(opt.label, NAME_PT, right - name_x - abbr_w), NAME_PT, bold=True)
+            )
             if opt.running_mate:
-                col.texts.append(TextItem(name_x, y + 0.235, fit(opt.running_mate, NAME_PT, right - name_x - abbr_w), NAME_PT))
+                col.texts.append(
+                    TextItem(name_x, y + 0.235, fit(opt.running_mate, NAME_PT, right - name_x - abbr_w), NAME_PT)
+                )
             if abbr:
                 col.texts.append(TextItem(right, y + 0.095, abbr, PARTY_PT, anchor="right"))
             marking = Rect(area_x, y + 0.02, right - area_x, h - 0.04)
@@ -254,18 +284,44 @@ def _place_contest(election: Election, contest: Contest, col: _Column) -> None:
 def _header(election: Election, page: int, width_in: float) -> list[TextItem]:
     cx = width_in / 2
     if page == 1:
-        shape_words = {"oval": "fill in the oval", "box": "fill in the box", "arrow": "connect the arrow"}[election.target_shape]
+        shape_words = {"oval": "fill in the oval", "box": "fill in the box", "arrow": "connect the arrow"}[
+            election.target_shape
+        ]
         return [
             TextItem(cx, HEADER_TOP_IN, "OFFICIAL BALLOT", 13.0, bold=True, anchor="center"),
             TextItem(cx, HEADER_TOP_IN + 0.23, f"{election.title} · {election.date}", 9.0, anchor="center"),
             TextItem(cx, HEADER_TOP_IN + 0.40, election.jurisdiction, 9.0, anchor="center"),
-            TextItem(cx, HEADER_TOP_IN + 0.62, f"INSTRUCTIONS: To vote, {shape_words} next to your choice completely, with a", 7.5, anchor="center"),
-            TextItem(cx, HEADER_TOP_IN + 0.76, "black or blue pen or a pencil. To vote for a person not on the ballot, write the name", 7.5, anchor="center"),
-            TextItem(cx, HEADER_TOP_IN + 0.90, f"on the write-in line and {shape_words}. Do not vote for more candidates than allowed.", 7.5, anchor="center"),
+            TextItem(
+                cx,
+                HEADER_TOP_IN + 0.62,
+                f"INSTRUCTIONS: To vote, {shape_words} next to your choice completely, with a",
+                7.5,
+                anchor="center",
+            ),
+            TextItem(
+                cx,
+                HEADER_TOP_IN + 0.76,
+                "black or blue pen or a pencil. To vote for a person not on the ballot, write the name",
+                7.5,
+                anchor="center",
+            ),
+            TextItem(
+                cx,
+                HEADER_TOP_IN + 0.90,
+                f"on the write-in line and {shape_words}. Do not vote for more candidates than allowed.",
+                7.5,
+                anchor="center",
+            ),
         ]
     return [
         TextItem(cx, HEADER_TOP_IN, "OFFICIAL BALLOT — BACK", 11.0, bold=True, anchor="center"),
-        TextItem(cx, HEADER_TOP_IN + 0.22, f"{election.title} · {election.date} · {election.jurisdiction}", 8.0, anchor="center"),
+        TextItem(
+            cx,
+            HEADER_TOP_IN + 0.22,
+            f"{election.title} · {election.date} · {election.jurisdiction}",
+            8.0,
+            anchor="center",
+        ),
     ]
 
 
@@ -285,15 +341,18 @@ def layout_style(election: Election, style_id: str) -> BallotLayout:
     bottom = height_in - COLUMN_BOTTOM_MARGIN_IN
     columns = [
         _Column(SIDE_MARGIN_IN + i * (col_w + GUTTER_IN), col_w, COLUMN_TOP_IN, bottom)
-        for _page in (1, 2) for i in range(COLUMNS)
+        for _page in (1, 2)
+        for i in range(COLUMNS)
     ]
     contests = election.style_contests(style_id)
     ci = 0
     for n, contest in enumerate(contests):
         h = contest_height(election, contest, col_w)
         if h > bottom - COLUMN_TOP_IN:
-            raise LayoutError(f"style {style_id}: contest {contest.id!r} is {h:.2f} in tall, "
-                              f"{h - (bottom - COLUMN_TOP_IN):.2f} in more than a whole column")
+            raise LayoutError(
+                f"style {style_id}: contest {contest.id!r} is {h:.2f} in tall, "
+                f"{h - (bottom - COLUMN_TOP_IN):.2f} in more than a whole column"
+            )
         while ci < len(columns) and columns[ci].y + h > columns[ci].bottom:
             ci += 1
         if ci == len(columns):
@@ -301,24 +360,37 @@ def layout_style(election: Election, style_id: str) -> BallotLayout:
             raise LayoutError(
                 f"style {style_id} does not fit on one sheet: {len(contests) - n} contest(s) "
                 f"starting with {contest.id!r} need {rest:.2f} in of column beyond the back's last column "
-                f"({COLUMNS * 2} columns of {bottom - COLUMN_TOP_IN:.2f} in each)")
+                f"({COLUMNS * 2} columns of {bottom - COLUMN_TOP_IN:.2f} in each)"
+            )
         _place_contest(election, contest, columns[ci])
 
     pages = []
     for page in (1, 2):
-        cols = columns[(page - 1) * COLUMNS: page * COLUMNS]
+        cols = columns[(page - 1) * COLUMNS : page * COLUMNS]
         code = style_code_rect(width_in, height_in)
         texts = _header(election, page, width_in)
-        texts.append(TextItem(code.x - STYLE_CODE_QUIET_IN - 0.05, code.y + 0.3,
-                              f"Style {style_id} · page {page} of 2" + (" · turn over" if page == 1 else ""), 7.0, anchor="right"))
-        pages.append(PageLayout(
-            style_id=style_id, page=page, width_in=width_in, height_in=height_in,
-            registration_marks=registration_marks(width_in, height_in),
-            style_code=code,
-            targets=tuple(t for c in cols for t in c.targets),
-            contest_boxes=tuple(b for c in cols for b in c.boxes),
-            texts=tuple(texts) + tuple(t for c in cols for t in c.texts),
-            lines=tuple(ln for c in cols for ln in c.lines),
-            polygons=tuple(p for c in cols for p in c.polygons),
-        ))
+        texts.append(
+            TextItem(
+                code.x - STYLE_CODE_QUIET_IN - 0.05,
+                code.y + 0.3,
+                f"Style {style_id} · page {page} of 2" + (" · turn over" if page == 1 else ""),
+                7.0,
+                anchor="right",
+            )
+        )
+        pages.append(
+            PageLayout(
+                style_id=style_id,
+                page=page,
+                width_in=width_in,
+                height_in=height_in,
+                registration_marks=registration_marks(width_in, height_in),
+                style_code=code,
+                targets=tuple(t for c in cols for t in c.targets),
+                contest_boxes=tuple(b for c in cols for b in c.boxes),
+                texts=tuple(texts) + tuple(t for c in cols for t in c.texts),
+                lines=tuple(ln for c in cols for ln in c.lines),
+                polygons=tuple(p for c in cols for p in c.polygons),
+            )
+        )
     return BallotLayout(style_id, (pages[0], pages[1]))

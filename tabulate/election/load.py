@@ -77,8 +77,11 @@ def _schema_problems(doc: Any) -> list[Problem]:
             need = "candidates and vote_for" if kind == "candidate" else "text"
             reason = f"a {kind} contest needs {need}" if kind in ("candidate", "question") else err.message
         elif err.validator == "pattern":
-            reason = f"{err.instance!r} is not a valid id (letters, digits, '_', '.', '-', at most 40)" \
-                if "A-Za-z0-9" in str(err.validator_value) else f"{err.instance!r} should look like YYYY-MM-DD"
+            reason = (
+                f"{err.instance!r} is not a valid id (letters, digits, '_', '.', '-', at most 40)"
+                if "A-Za-z0-9" in str(err.validator_value)
+                else f"{err.instance!r} should look like YYYY-MM-DD"
+            )
         elif err.validator == "additionalProperties":
             reason = err.message.replace("Additional properties are not allowed", "unknown field(s)")
         else:
@@ -89,8 +92,11 @@ def _schema_problems(doc: Any) -> list[Problem]:
 
 def _duplicates(items: list[dict], path: str) -> list[Problem]:
     counts = Counter(i.get("id") for i in items)
-    return [Problem(f"{path}[{n}].id", f"id {i['id']!r} is used more than once")
-            for n, i in enumerate(items) if counts[i.get("id")] > 1]
+    return [
+        Problem(f"{path}[{n}].id", f"id {i['id']!r} is used more than once")
+        for n, i in enumerate(items)
+        if counts[i.get("id")] > 1
+    ]
 
 
 def _reference_problems(doc: dict) -> list[Problem]:
@@ -113,16 +119,32 @@ def _reference_problems(doc: dict) -> list[Problem]:
             if "party" in cand and cand["party"] not in parties:
                 problems.append(Problem(f"{at}.candidates[{k}].party", f"no party with id {cand['party']!r}"))
             if c.get("slate") and "running_mate" not in cand:
-                problems.append(Problem(f"{at}.candidates[{k}]", "a slate contest needs a running_mate for every candidate"))
+                problems.append(
+                    Problem(f"{at}.candidates[{k}]", "a slate contest needs a running_mate for every candidate")
+                )
         if c.get("slate") and c.get("office") not in SLATE_OFFICES:
             # The write-in slate clause follows the office: 31 KAR 6:030 Section 4(10) Governor, 4(11) President.
-            problems.append(Problem(f"{at}.office", "a slate contest needs office \"president\" (31 KAR 6:030 "
-                                                    "Section 4(11)) or \"governor\" (Section 4(10))"))
+            problems.append(
+                Problem(
+                    f"{at}.office",
+                    'a slate contest needs office "president" (31 KAR 6:030 '
+                    'Section 4(11)) or "governor" (Section 4(10))',
+                )
+            )
         options = len(c["candidates"]) + c.get("write_ins", 0)
         if c["vote_for"] > max(options, 1):
-            problems.append(Problem(f"{at}.vote_for", f"vote_for {c['vote_for']} is more than the {options} option(s) on the ballot"))
+            problems.append(
+                Problem(
+                    f"{at}.vote_for", f"vote_for {c['vote_for']} is more than the {options} option(s) on the ballot"
+                )
+            )
         if c.get("declared_write_ins") and c.get("write_ins", 0) == 0:
-            problems.append(Problem(f"{at}.declared_write_ins", "declared write-in candidates need at least one write-in line (write_ins)"))
+            problems.append(
+                Problem(
+                    f"{at}.declared_write_ins",
+                    "declared write-in candidates need at least one write-in line (write_ins)",
+                )
+            )
         problems += _duplicates(c.get("declared_write_ins", []), f"{at}.declared_write_ins")
 
     seen_precincts: Counter = Counter()
@@ -144,13 +166,22 @@ def _reference_problems(doc: dict) -> list[Problem]:
         seen_precincts.update((pid, s.get("party")) for pid in s["precincts"])
     for (pid, party), count in seen_precincts.items():
         if count > 1:
-            problems.append(Problem("$.ballot_styles", f"precinct {pid!r} has {count} styles" + (f" for party {party!r}" if party else "")))
+            problems.append(
+                Problem(
+                    "$.ballot_styles",
+                    f"precinct {pid!r} has {count} styles" + (f" for party {party!r}" if party else ""),
+                )
+            )
 
     if doc.get("straight_party") and doc["type"] != "general":
-        problems.append(Problem("$.straight_party", "the straight-party option appears only on a general-election ballot"))
+        problems.append(
+            Problem("$.straight_party", "the straight-party option appears only on a general-election ballot")
+        )
     th = doc.get("thresholds", {})
     if "marginal" in th and "definite" in th and th["marginal"] > th["definite"]:
-        problems.append(Problem("$.thresholds", f"marginal ({th['marginal']}) must not exceed definite ({th['definite']})"))
+        problems.append(
+            Problem("$.thresholds", f"marginal ({th['marginal']}) must not exceed definite ({th['definite']})")
+        )
     return problems
 
 
@@ -163,7 +194,11 @@ def normalise(doc: dict) -> dict:
     d.setdefault("paper_size", "letter")
     th = Thresholds()
     d["thresholds"] = {"marginal": th.marginal, "definite": th.definite, **d.get("thresholds", {})}
-    d["adjudication"] = {"reasons": list(DEFAULT_ADJUDICATION_REASONS), "decided_by": "team", **d.get("adjudication", {})}
+    d["adjudication"] = {
+        "reasons": list(DEFAULT_ADJUDICATION_REASONS),
+        "decided_by": "team",
+        **d.get("adjudication", {}),
+    }
     for c in d["contests"]:
         c.setdefault("level", "other")
         if c["type"] == "candidate":
@@ -182,27 +217,55 @@ def normalise(doc: dict) -> dict:
 def _build(d: dict, digest: str) -> Election:
     def contest(c: dict) -> Contest:
         if c["type"] == "question":
-            return Contest(c["id"], "question", c["title"], level=c["level"], vote_for=1, partisan=False,
-                           text=c["text"], yes_label=c["yes_label"], no_label=c["no_label"])
+            return Contest(
+                c["id"],
+                "question",
+                c["title"],
+                level=c["level"],
+                vote_for=1,
+                partisan=False,
+                text=c["text"],
+                yes_label=c["yes_label"],
+                no_label=c["no_label"],
+            )
         return Contest(
-            c["id"], "candidate", c["title"], level=c["level"], vote_for=c["vote_for"],
-            candidates=tuple(Candidate(x["id"], x["name"], x.get("party"), x.get("running_mate")) for x in c["candidates"]),
-            write_ins=c["write_ins"], partisan=c["partisan"], slate=c["slate"], office=c.get("office"),
-            declared_write_ins=tuple(DeclaredWriteIn(w["id"], w["name"], tuple(w["variations"]), w.get("running_mate"))
-                                     for w in c["declared_write_ins"]),
+            c["id"],
+            "candidate",
+            c["title"],
+            level=c["level"],
+            vote_for=c["vote_for"],
+            candidates=tuple(
+                Candidate(x["id"], x["name"], x.get("party"), x.get("running_mate")) for x in c["candidates"]
+            ),
+            write_ins=c["write_ins"],
+            partisan=c["partisan"],
+            slate=c["slate"],
+            office=c.get("office"),
+            declared_write_ins=tuple(
+                DeclaredWriteIn(w["id"], w["name"], tuple(w["variations"]), w.get("running_mate"))
+                for w in c["declared_write_ins"]
+            ),
         )
 
     return Election(
-        title=d["title"], date=d["date"], type=d["type"], jurisdiction=d["jurisdiction"],
+        title=d["title"],
+        date=d["date"],
+        type=d["type"],
+        jurisdiction=d["jurisdiction"],
         parties=tuple(Party(p["id"], p["name"], p["abbreviation"]) for p in d["parties"]),
         contests=tuple(contest(c) for c in d["contests"]),
         precincts=tuple(Precinct(p["id"], p["name"]) for p in d["precincts"]),
-        ballot_styles=tuple(BallotStyle(s["id"], tuple(s["precincts"]), tuple(s["contests"]), s.get("party"))
-                            for s in d["ballot_styles"]),
-        straight_party=d["straight_party"], target_shape=d["target_shape"], paper_size=d["paper_size"],
+        ballot_styles=tuple(
+            BallotStyle(s["id"], tuple(s["precincts"]), tuple(s["contests"]), s.get("party"))
+            for s in d["ballot_styles"]
+        ),
+        straight_party=d["straight_party"],
+        target_shape=d["target_shape"],
+        paper_size=d["paper_size"],
         thresholds=Thresholds(**d["thresholds"]),
-        adjudication=Adjudication(tuple(d["adjudication"]["reasons"]), d["adjudication"]["decided_by"],
-                                  d["adjudication"].get("board_members")),
+        adjudication=Adjudication(
+            tuple(d["adjudication"]["reasons"]), d["adjudication"]["decided_by"], d["adjudication"].get("board_members")
+        ),
         hash=digest,
     )
 
@@ -241,5 +304,7 @@ def load_election(path: str | Path) -> Election:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ElectionError(str(path), [Problem("$", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}")]) from None
+        raise ElectionError(
+            str(path), [Problem("$", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}")]
+        ) from None
     return parse_election(doc, str(path))

@@ -38,7 +38,6 @@ DEFAULT_ADJUDICATION_REASONS: tuple[str, ...] = tuple(r for r in ADJUDICATION_RE
 STRAIGHT_PARTY_CONTEST_ID = "straight-party"
 
 
-
 @dataclass(frozen=True)
 class Thresholds:
     """Fill-score thresholds: ``>= definite`` is a mark, ``>= marginal`` goes to a person.
@@ -95,8 +94,18 @@ class DeclaredWriteIn:
 
 #: Offices an election definition may name in a contest's ``office`` field.
 OFFICES: tuple[str, ...] = (
-    "president", "us_senate", "us_house", "governor", "secretary_of_state", "attorney_general",
-    "auditor", "treasurer", "agriculture", "state_senate", "state_representative", "other",
+    "president",
+    "us_senate",
+    "us_house",
+    "governor",
+    "secretary_of_state",
+    "attorney_general",
+    "auditor",
+    "treasurer",
+    "agriculture",
+    "state_senate",
+    "state_representative",
+    "other",
 )
 #: The offices a slate contest may be for, each with its write-in clause: 31 KAR 6:030
 #: Section 4(11) (President and Vice President) and Section 4(10) (Governor and Lieutenant Governor).
@@ -216,8 +225,9 @@ class Election:
         """
         used = {c.party for k in self.contests for c in k.candidates if c.party}
         cands = tuple(Candidate(p.id, p.name, p.id) for p in self.parties if p.id in used)
-        return Contest(STRAIGHT_PARTY_CONTEST_ID, "candidate", "Straight Party", vote_for=1,
-                       candidates=cands, partisan=False)
+        return Contest(
+            STRAIGHT_PARTY_CONTEST_ID, "candidate", "Straight Party", vote_for=1, candidates=cands, partisan=False
+        )
 
     def style_contests(self, style_id: str) -> tuple[Contest, ...]:
         """Contests on a style's ballot in ballot order, the straight-party option first when offered."""

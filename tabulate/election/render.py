@@ -62,8 +62,11 @@ def render_page(election: Election, page: PageLayout, precinct_id: str, *, dpi: 
     for _cid, r in page.contest_boxes:
         draw.rectangle((_px(r.x, dpi), _px(r.y, dpi), _px(r.right, dpi), _px(r.bottom, dpi)), outline=0, width=line_px)
     for ln in page.lines:
-        draw.line((_px(ln.x0, dpi), _px(ln.y0, dpi), _px(ln.x1, dpi), _px(ln.y1, dpi)), fill=0,
-                  width=max(1, _px(ln.width, dpi)))
+        draw.line(
+            (_px(ln.x0, dpi), _px(ln.y0, dpi), _px(ln.x1, dpi), _px(ln.y1, dpi)),
+            fill=0,
+            width=max(1, _px(ln.width, dpi)),
+        )
     for poly in page.polygons:
         draw.polygon([(p[0] * dpi, p[1] * dpi) for p in poly.points], fill=0)
     for t in page.targets:
@@ -121,18 +124,26 @@ def pdf_bytes(pages: list[np.ndarray], dpi: int) -> bytes:
         img = np.ascontiguousarray(img, dtype=np.uint8)
         rows, cols = img.shape
         data = zlib.compress(img.tobytes(), 9)
-        image = add(b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
-                    b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n" % (cols, rows, len(data))
-                    + data + b"\nendstream")
+        image = add(
+            b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+            b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n"
+            % (cols, rows, len(data))
+            + data
+            + b"\nendstream"
+        )
         w_pt, h_pt = cols * 72.0 / dpi, rows * 72.0 / dpi
         draw = b"q %.4f 0 0 %.4f 0 0 cm /Im0 Do Q" % (w_pt, h_pt)
         content = add(b"<< /Length %d >>\nstream\n" % len(draw) + draw + b"\nendstream")
-        kids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %.4f %.4f] "
-                        b"/Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>"
-                        % (tree, w_pt, h_pt, image, content)))
+        kids.append(
+            add(
+                b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %.4f %.4f] "
+                b"/Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>" % (tree, w_pt, h_pt, image, content)
+            )
+        )
     objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % tree
-    objects[tree - 1] = (b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % k for k in kids)
-                         + b"] /Count %d >>" % len(kids))
+    objects[tree - 1] = (
+        b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % k for k in kids) + b"] /Count %d >>" % len(kids)
+    )
 
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []

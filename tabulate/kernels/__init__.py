@@ -17,9 +17,20 @@ __all__ = ["F", "FEATURES", "TargetPoints", "offsets_by_distance", "score_target
 assert len(FEATURES) == N_FEATURES
 
 
-def score_targets(image: np.ndarray, affine: np.ndarray, points: TargetPoints, *, paper: float, ink: float,
-                  split: float, residue: float, offsets: np.ndarray, min_hits: int = 2,
-                  skip_cols: np.ndarray | None = None, area_margin: float = 0.0) -> np.ndarray:
+def score_targets(
+    image: np.ndarray,
+    affine: np.ndarray,
+    points: TargetPoints,
+    *,
+    paper: float,
+    ink: float,
+    split: float,
+    residue: float,
+    offsets: np.ndarray,
+    min_hits: int = 2,
+    skip_cols: np.ndarray | None = None,
+    area_margin: float = 0.0,
+) -> np.ndarray:
     """Score every target of a page: fill score and features, one row per target.
 
     Parameters
@@ -77,12 +88,39 @@ def score_targets(image: np.ndarray, affine: np.ndarray, points: TargetPoints, *
         raise ValueError(f"skip_cols must have one entry per image column ({image.shape[1]}), got {skip_cols.shape}")
     out = np.zeros((points.n_targets, N_FEATURES), dtype=np.float64)
     p = points
-    score_targets_kernel(image, skip_cols, affine, offsets, float(paper), float(ink), float(split), float(residue),
-                         int(min_hits), int(p.n_sectors), float(area_margin),
-                         p.outline_xy, p.outline_w, p.outline_ptr,
-                         p.interior_xy, p.interior_col, p.interior_ncols, p.interior_ptr,
-                         p.outer_xy, p.outer_sector, p.outer_ptr,
-                         p.near_xy, p.near_sector, p.near_ptr,
-                         p.mark_xy, p.mark_cell, p.mark_dist, int(p.n_cells), p.mark_ptr, p.write_in_xy,
-                         p.write_in_dist, p.write_in_ptr, out)
+    score_targets_kernel(
+        image,
+        skip_cols,
+        affine,
+        offsets,
+        float(paper),
+        float(ink),
+        float(split),
+        float(residue),
+        int(min_hits),
+        int(p.n_sectors),
+        float(area_margin),
+        p.outline_xy,
+        p.outline_w,
+        p.outline_ptr,
+        p.interior_xy,
+        p.interior_col,
+        p.interior_ncols,
+        p.interior_ptr,
+        p.outer_xy,
+        p.outer_sector,
+        p.outer_ptr,
+        p.near_xy,
+        p.near_sector,
+        p.near_ptr,
+        p.mark_xy,
+        p.mark_cell,
+        p.mark_dist,
+        int(p.n_cells),
+        p.mark_ptr,
+        p.write_in_xy,
+        p.write_in_dist,
+        p.write_in_ptr,
+        out,
+    )
     return out

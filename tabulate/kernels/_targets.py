@@ -271,13 +271,41 @@ def _local_paper(image, skip, pos, n, w, lo, dc, dr, paper, split_v):
 
 
 @njit(cache=True, nogil=True)
-def score_targets_kernel(image, skip, a, offsets, paper, ink, split, residue, min_hits, n_sectors, area_margin,
-                         outline_xy, outline_w, outline_ptr,
-                         interior_xy, interior_col, interior_ncols, interior_ptr,
-                         outer_xy, outer_sector, outer_ptr,
-                         near_xy, near_sector, near_ptr,
-                         mark_xy, mark_cell, mark_dist, n_cells, mark_ptr, write_in_xy, write_in_dist, write_in_ptr,
-                         out):
+def score_targets_kernel(
+    image,
+    skip,
+    a,
+    offsets,
+    paper,
+    ink,
+    split,
+    residue,
+    min_hits,
+    n_sectors,
+    area_margin,
+    outline_xy,
+    outline_w,
+    outline_ptr,
+    interior_xy,
+    interior_col,
+    interior_ncols,
+    interior_ptr,
+    outer_xy,
+    outer_sector,
+    outer_ptr,
+    near_xy,
+    near_sector,
+    near_ptr,
+    mark_xy,
+    mark_cell,
+    mark_dist,
+    n_cells,
+    mark_ptr,
+    write_in_xy,
+    write_in_dist,
+    write_in_ptr,
+    out,
+):
     """Fill ``out[t, :]`` (the columns of `tabulate.kernels.points.FEATURES`) for every target ``t``.
 
     Levels are re-based per target on the paper right beside it (a scanner's
@@ -299,10 +327,28 @@ def score_targets_kernel(image, skip, a, offsets, paper, ink, split, residue, mi
         if lp <= ink:
             lp = paper
         dark_n, state = _tables(lp, ink, lp - split * (lp - ink), lp - residue * (lp - ink))
-        _interior(image, skip, a, interior_xy, interior_col, interior_ncols[t], interior_ptr[t], interior_ptr[t + 1],
-                  dc, dr, dark_n, state, min_hits, lp, 1.0 - ink / paper, hist, out[t])
-        ring = _sector_ink(image, skip, a, outer_xy, outer_sector, outer_ptr[t], outer_ptr[t + 1], dc, dr,
-                           state, n_sectors, min_hits)
+        _interior(
+            image,
+            skip,
+            a,
+            interior_xy,
+            interior_col,
+            interior_ncols[t],
+            interior_ptr[t],
+            interior_ptr[t + 1],
+            dc,
+            dr,
+            dark_n,
+            state,
+            min_hits,
+            lp,
+            1.0 - ink / paper,
+            hist,
+            out[t],
+        )
+        ring = _sector_ink(
+            image, skip, a, outer_xy, outer_sector, outer_ptr[t], outer_ptr[t + 1], dc, dr, state, n_sectors, min_hits
+        )
         have = 0
         inked = 0
         for s in range(n_sectors):
@@ -311,13 +357,30 @@ def score_targets_kernel(image, skip, a, offsets, paper, ink, split, residue, mi
                 if ring[s] == 1:
                     inked += 1
         out[t, 3] = inked / have if have > 0 else 0.0
-        near = _sector_ink(image, skip, a, near_xy, near_sector, near_ptr[t], near_ptr[t + 1], dc, dr,
-                           state, n_sectors, min_hits)
+        near = _sector_ink(
+            image, skip, a, near_xy, near_sector, near_ptr[t], near_ptr[t + 1], dc, dr, state, n_sectors, min_hits
+        )
         out[t, 4] = _crossings(near, n_sectors)
-        out[t, 5] = _cell_max(image, skip, a, mark_xy, mark_cell, mark_dist, area_margin, mark_ptr[t], mark_ptr[t + 1],
-                              dc, dr, state, n_cells, MIN_CELL_POINTS, min_hits)
-        out[t, 6] = _dark_fraction(image, skip, a, write_in_xy, write_in_dist, area_margin, write_in_ptr[t],
-                                   write_in_ptr[t + 1], dc, dr, state)
+        out[t, 5] = _cell_max(
+            image,
+            skip,
+            a,
+            mark_xy,
+            mark_cell,
+            mark_dist,
+            area_margin,
+            mark_ptr[t],
+            mark_ptr[t + 1],
+            dc,
+            dr,
+            state,
+            n_cells,
+            MIN_CELL_POINTS,
+            min_hits,
+        )
+        out[t, 6] = _dark_fraction(
+            image, skip, a, write_in_xy, write_in_dist, area_margin, write_in_ptr[t], write_in_ptr[t + 1], dc, dr, state
+        )
         out[t, 7] = dc
         out[t, 8] = dr
         out[t, 9] = match

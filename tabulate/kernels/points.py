@@ -46,18 +46,18 @@ import numpy as np
 
 #: Columns of the array returned by `tabulate.kernels.score_targets`.
 FEATURES: tuple[str, ...] = (
-    "score",      # fill score: mean normalised darkness of the interior (0 paper, 1 ink); arrows: columns joined
-    "dark",       # fraction of the interior darker than the split
-    "erasure",    # fraction of the interior between paper and the split: light residue
-    "ring",       # fraction of outer-band sectors holding ink: a circle around the target
+    "score",  # fill score: mean normalised darkness of the interior (0 paper, 1 ink); arrows: columns joined
+    "dark",  # fraction of the interior darker than the split
+    "erasure",  # fraction of the interior between paper and the split: light residue
+    "ring",  # fraction of outer-band sectors holding ink: a circle around the target
     "crossings",  # separate strokes crossing the near band: a line through the target gives 2
-    "marking",    # the marking area's most inked cell: fraction of its unprinted points holding ink
-    "write_in",   # fraction of the write-in area's unprinted points holding ink
-    "dx_px",      # local-search offset chosen, image columns
-    "dy_px",      # and image rows
-    "match",      # outline match at that offset (-1..1; a printed target seen where expected is > 0.3)
-    "paper",      # the paper grey right beside the target, that the levels are re-based on
-    "deep",       # the interior's darkest tenth: its darkening of the paper as a share of print's (light pencil < 0.32)
+    "marking",  # the marking area's most inked cell: fraction of its unprinted points holding ink
+    "write_in",  # fraction of the write-in area's unprinted points holding ink
+    "dx_px",  # local-search offset chosen, image columns
+    "dy_px",  # and image rows
+    "match",  # outline match at that offset (-1..1; a printed target seen where expected is > 0.3)
+    "paper",  # the paper grey right beside the target, that the levels are re-based on
+    "deep",  # the interior's darkest tenth: its darkening of the paper as a share of print's (light pencil < 0.32)
 )
 F = {name: i for i, name in enumerate(FEATURES)}
 
@@ -104,17 +104,21 @@ class TargetPoints:
                 raise ValueError(f"{name}_ptr must be int64 of length {t + 1} running 0..{len(xy)}")
             if np.any(np.diff(ptr) < 0):
                 raise ValueError(f"{name}_ptr must not decrease")
-        for name, n in (("outline_w", len(self.outline_xy)), ("interior_col", len(self.interior_xy)),
-                        ("outer_sector", len(self.outer_xy)), ("near_sector", len(self.near_xy)),
-                        ("mark_cell", len(self.mark_xy)), ("mark_dist", len(self.mark_xy)),
-                        ("write_in_dist", len(self.write_in_xy))):
+        for name, n in (
+            ("outline_w", len(self.outline_xy)),
+            ("interior_col", len(self.interior_xy)),
+            ("outer_sector", len(self.outer_xy)),
+            ("near_sector", len(self.near_xy)),
+            ("mark_cell", len(self.mark_xy)),
+            ("mark_dist", len(self.mark_xy)),
+            ("write_in_dist", len(self.write_in_xy)),
+        ):
             a = getattr(self, name)
             if a.shape != (n,):
                 raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
         if self.interior_ncols.shape != (t,):
             raise ValueError(f"interior_ncols must have shape ({t},)")
-        for name, n in (("outer_sector", self.n_sectors), ("near_sector", self.n_sectors),
-                        ("mark_cell", self.n_cells)):
+        for name, n in (("outer_sector", self.n_sectors), ("near_sector", self.n_sectors), ("mark_cell", self.n_cells)):
             a = getattr(self, name)
             if a.dtype != np.int32:
                 raise ValueError(f"{name} must be int32")
@@ -130,7 +134,9 @@ def offsets_by_distance(radius_px: int) -> np.ndarray:
     registered position wins.
     """
     r = int(radius_px)
-    d = np.array([(dc, dr) for dr in range(-r, r + 1) for dc in range(-r, r + 1) if dc * dc + dr * dr <= r * r + r],
-                 dtype=np.int64)
+    d = np.array(
+        [(dc, dr) for dr in range(-r, r + 1) for dc in range(-r, r + 1) if dc * dc + dr * dr <= r * r + r],
+        dtype=np.int64,
+    )
     order = np.argsort(d[:, 0] ** 2 + d[:, 1] ** 2, kind="stable")
     return np.ascontiguousarray(d[order])

@@ -15,8 +15,16 @@ MATCH_EPS = 1e-9
 MIN_CELL_POINTS = 20
 
 
-def sample_nearest(image: np.ndarray, affine: np.ndarray, xy: np.ndarray, dc: int = 0, dr: int = 0,
-                   *, paper: float, skip_cols: np.ndarray | None = None) -> np.ndarray:
+def sample_nearest(
+    image: np.ndarray,
+    affine: np.ndarray,
+    xy: np.ndarray,
+    dc: int = 0,
+    dr: int = 0,
+    *,
+    paper: float,
+    skip_cols: np.ndarray | None = None,
+) -> np.ndarray:
     """Image values (float64) at page points ``xy`` (inches): nearest pixel; ``paper`` outside the
     image and in skipped columns."""
     col = affine[0, 0] * xy[:, 0] + affine[0, 1] * xy[:, 1] + affine[0, 2]
@@ -60,9 +68,20 @@ def local_paper(values: np.ndarray, weights: np.ndarray, paper: float, split_v: 
     return float(light.mean())
 
 
-def score_targets(image: np.ndarray, affine: np.ndarray, points: TargetPoints, *, paper: float, ink: float,
-                  split: float, residue: float, offsets: np.ndarray, min_hits: int,
-                  skip_cols: np.ndarray | None = None, area_margin: float = 0.0) -> np.ndarray:
+def score_targets(
+    image: np.ndarray,
+    affine: np.ndarray,
+    points: TargetPoints,
+    *,
+    paper: float,
+    ink: float,
+    split: float,
+    residue: float,
+    offsets: np.ndarray,
+    min_hits: int,
+    skip_cols: np.ndarray | None = None,
+    area_margin: float = 0.0,
+) -> np.ndarray:
     """Reference for `tabulate.kernels.score_targets` (same arguments, same result)."""
     skip = np.zeros(image.shape[1], bool) if skip_cols is None else np.asarray(skip_cols, bool)
     out = np.zeros((points.n_targets, len(FEATURES)))
@@ -108,12 +127,12 @@ def score_targets(image: np.ndarray, affine: np.ndarray, points: TargetPoints, *
             out[t, 2] = np.mean(~dark & (v < residue_v))
             g = np.sort(v)[(len(v) + 9) // 10 - 1]  # the darkest tenth; unread points are paper (lp)
             out[t, 11] = max(0.0, 1.0 - g / lp) / (1.0 - ink / paper)
-        ring = _sector_state(sample("outer") < split_v, points.outer_sector[rows("outer", t)], points.n_sectors,
-                             min_hits)
+        ring = _sector_state(
+            sample("outer") < split_v, points.outer_sector[rows("outer", t)], points.n_sectors, min_hits
+        )
         have = ring >= 0
         out[t, 3] = (ring == 1).sum() / have.sum() if have.any() else 0.0
-        near = _sector_state(sample("near") < split_v, points.near_sector[rows("near", t)], points.n_sectors,
-                             min_hits)
+        near = _sector_state(sample("near") < split_v, points.near_sector[rows("near", t)], points.n_sectors, min_hits)
         out[t, 4] = _runs(near)
         keep = points.mark_dist[rows("mark", t)] >= area_margin
         d = (sample("mark") < split_v)[keep]

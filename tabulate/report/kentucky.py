@@ -26,8 +26,17 @@ WRITE_IN_ROW_ID = "write-in"
 
 #: Leading columns of `unofficial_results_csv` and `zero_file_csv`; vote-type columns follow.
 ROW_CSV_COLUMNS: tuple[str, ...] = (
-    "contest_order", "contest_id", "contest", "vote_for", "option_order", "option_id", "option",
-    "party", "kind", "precinct_id", "precinct",
+    "contest_order",
+    "contest_id",
+    "contest",
+    "vote_for",
+    "option_order",
+    "option_id",
+    "option",
+    "party",
+    "kind",
+    "precinct_id",
+    "precinct",
 )
 
 
@@ -63,14 +72,22 @@ def write_in_threshold_met(counts: ContestCounts) -> bool:
 def _row_specs(ct: ContestTally, list_declared: bool) -> list[tuple[str, str, str, str]]:
     """``(option_id, label, party id, kind)`` of the rows of one contest, in ballot order."""
     c = ct.contest
-    specs = [(o.id, display_name(o.label, o.running_mate), o.party or "", o.kind)
-             for o in c.options if o.kind != "write_in"]
+    specs = [
+        (o.id, display_name(o.label, o.running_mate), o.party or "", o.kind) for o in c.options if o.kind != "write_in"
+    ]
     if c.write_ins:
         if list_declared:
-            specs += [(w.id, display_name(w.name, w.running_mate), "", "declared_write_in")
-                      for w in c.declared_write_ins]
-        specs.append((WRITE_IN_ROW_ID, "Other write-ins" if list_declared and c.declared_write_ins else "Write-in",
-                      "", "write_in"))
+            specs += [
+                (w.id, display_name(w.name, w.running_mate), "", "declared_write_in") for w in c.declared_write_ins
+            ]
+        specs.append(
+            (
+                WRITE_IN_ROW_ID,
+                "Other write-ins" if list_declared and c.declared_write_ins else "Write-in",
+                "",
+                "write_in",
+            )
+        )
     return specs
 
 
@@ -92,8 +109,18 @@ def _rows(tally: Tally, ct: ContestTally, units, columns, list_declared: bool) -
         cells = {col: ct.counts(precinct, types) for col, types in columns}
         for order, (oid, label, party, kind) in enumerate(_row_specs(ct, list_declared), start=1):
             votes = {col: _row_count(ct, cells[col], oid, kind, list_declared) for col, _ in columns}
-            out.append({"option_order": order, "option_id": oid, "option": label, "party": option_party(e, party),
-                        "kind": kind, "precinct_id": unit_id, "precinct": unit_name, "votes": votes})
+            out.append(
+                {
+                    "option_order": order,
+                    "option_id": oid,
+                    "option": label,
+                    "party": option_party(e, party),
+                    "kind": kind,
+                    "precinct_id": unit_id,
+                    "precinct": unit_name,
+                    "votes": votes,
+                }
+            )
     return out
 
 
@@ -134,9 +161,15 @@ def unofficial_results(tally: Tally) -> dict:
         rows = _rows(tally, ct, _precinct_units(tally, ct), columns, listed)
         for r in rows:
             r["total"] = sum(r["votes"].values())
-        contests.append({**_contest_head(order, ct), "total_votes": county.total_votes,
-                         "write_in_votes": write_in_votes(county), "declared_write_ins_listed": listed,
-                         "rows": rows})
+        contests.append(
+            {
+                **_contest_head(order, ct),
+                "total_votes": county.total_votes,
+                "write_in_votes": write_in_votes(county),
+                "declared_write_ins_listed": listed,
+                "rows": rows,
+            }
+        )
     b = tally.ballot_counts()
     return {
         "regulation": "31 KAR 4:031 Section 3(2)",
@@ -154,9 +187,23 @@ def _rows_csv(contests: list[dict], vote_columns: list[str], extra: tuple[str, .
     w.writerow(ROW_CSV_COLUMNS + tuple(vote_columns) + extra)
     for c in contests:
         for r in c["rows"]:
-            w.writerow([c["contest_order"], c["contest_id"], c["contest"], c["vote_for"], r["option_order"],
-                        r["option_id"], r["option"], r["party"], r["kind"], r["precinct_id"], r["precinct"]]
-                       + [r["votes"][v] for v in vote_columns] + [r[x] for x in extra])
+            w.writerow(
+                [
+                    c["contest_order"],
+                    c["contest_id"],
+                    c["contest"],
+                    c["vote_for"],
+                    r["option_order"],
+                    r["option_id"],
+                    r["option"],
+                    r["party"],
+                    r["kind"],
+                    r["precinct_id"],
+                    r["precinct"],
+                ]
+                + [r["votes"][v] for v in vote_columns]
+                + [r[x] for x in extra]
+            )
     return out.getvalue()
 
 
@@ -200,15 +247,21 @@ def unofficial_display(tally: Tally, *, absentee: Literal["county", "precinct"] 
         listed = write_in_threshold_met(ct.counts())
         rows = _rows(tally, ct, _precinct_units(tally, ct), columns, listed)
         if absentee == "county":
-            cumulative = _rows(tally, ct, [("absentee", "Absentee (cumulative)", None)],
-                               [("absentee", ABSENTEE_VOTE_TYPES)], listed)
+            cumulative = _rows(
+                tally, ct, [("absentee", "Absentee (cumulative)", None)], [("absentee", ABSENTEE_VOTE_TYPES)], listed
+            )
             rows += cumulative
         for r in rows:
             r["votes"] = {n: r["votes"].get(n) for n in names}
             r["total"] = sum(n for n in r["votes"].values() if n is not None)
         contests.append({**_contest_head(order, ct), "rows": rows})
-    return {"regulation": "31 KAR 4:031 Section 3(3)", "absentee": absentee, "columns": names,
-            "election": election_summary(tally.election), "contests": contests}
+    return {
+        "regulation": "31 KAR 4:031 Section 3(3)",
+        "absentee": absentee,
+        "columns": names,
+        "election": election_summary(tally.election),
+        "contests": contests,
+    }
 
 
 def zero_file(election: Election) -> dict:
@@ -229,10 +282,16 @@ def zero_file(election: Election) -> dict:
     """
     tally = tally_records(election, ())
     columns = [(v, v) for v in REPORTED_VOTE_TYPES]
-    contests = [{**_contest_head(order, ct), "rows": _rows(tally, ct, _precinct_units(tally, ct), columns, True)}
-                for order, ct in enumerate(tally.contests, start=1)]
-    return {"regulation": "31 KAR 2:010 Section 1(11)", "election": election_summary(election),
-            "vote_types": list(REPORTED_VOTE_TYPES), "contests": contests}
+    contests = [
+        {**_contest_head(order, ct), "rows": _rows(tally, ct, _precinct_units(tally, ct), columns, True)}
+        for order, ct in enumerate(tally.contests, start=1)
+    ]
+    return {
+        "regulation": "31 KAR 2:010 Section 1(11)",
+        "election": election_summary(election),
+        "vote_types": list(REPORTED_VOTE_TYPES),
+        "contests": contests,
+    }
 
 
 def zero_file_csv(election: Election) -> str:

@@ -70,13 +70,13 @@ def make_keys(folder: Path, name: str = "county") -> tuple[Path, Path]:
         if p.exists():
             raise ManifestError(f"{p} already exists; a county key is made once (move it away to make another)")
     key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption())
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(pem)
-    public_path.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                          serialization.PublicFormat.SubjectPublicKeyInfo))
+    public_path.write_bytes(
+        key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
     return private_path, public_path
 
 
@@ -111,11 +111,15 @@ def manifest_path(out: Path) -> Path:
     return out.with_name(out.name + SUFFIX)
 
 
-def write_manifest(files: Sequence[Path], *, report: str, head: tuple[int, str], verified: bool, software: str,
-                   key_path: Path | None) -> Path:
+def write_manifest(
+    files: Sequence[Path], *, report: str, head: tuple[int, str], verified: bool, software: str, key_path: Path | None
+) -> Path:
     """Write (and sign, given a key) the manifest of the export whose first file is ``files[0]``."""
     body: dict[str, Any] = {
-        "format": FORMAT, "report": report, "software": software, "verified": verified,
+        "format": FORMAT,
+        "report": report,
+        "software": software,
+        "verified": verified,
         "store_head": {"entry": head[0], "hash": head[1]},
         "files": [{"name": p.name, "bytes": p.stat().st_size, "sha256": _sha256(p)} for p in files],
     }
@@ -152,8 +156,7 @@ def verify_manifest(path: Path, *, public_key_hex: str | None = None) -> Manifes
         return ManifestCheck(False, f"{path.name} is signed by another key ({signer[:16]}...) than the one given")
     body = {k: v for k, v in doc.items() if k != "signature"}
     try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(signer)).verify(bytes.fromhex(signature),
-                                                                        canonical_json(body))
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(signer)).verify(bytes.fromhex(signature), canonical_json(body))
     except (InvalidSignature, ValueError):
         return ManifestCheck(False, f"{path.name}: the signature does not match its contents (altered)")
     for f in doc.get("files", []):

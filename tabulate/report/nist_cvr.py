@@ -99,13 +99,25 @@ def _candidate_ids(contest: Contest, pid: str, mate: str | None) -> list[str]:
 
 def _contest_def(election: Election, c: Contest) -> dict:
     if c.id == STRAIGHT_PARTY_CONTEST_ID:
-        return {"@id": contest_id(c.id), "@type": _T + "PartyContest", "Name": c.title,
-                "ContestSelection": [{"@id": selection_id(c.id, o.id), "@type": _T + "PartySelection",
-                                      "PartyIds": [f"party-{o.id}"]} for o in c.options]}
+        return {
+            "@id": contest_id(c.id),
+            "@type": _T + "PartyContest",
+            "Name": c.title,
+            "ContestSelection": [
+                {"@id": selection_id(c.id, o.id), "@type": _T + "PartySelection", "PartyIds": [f"party-{o.id}"]}
+                for o in c.options
+            ],
+        }
     if c.type == "question":
-        return {"@id": contest_id(c.id), "@type": _T + "BallotMeasureContest", "Name": c.title,
-                "ContestSelection": [{"@id": selection_id(c.id, o.id), "@type": _T + "BallotMeasureSelection",
-                                      "Selection": o.label} for o in c.options]}
+        return {
+            "@id": contest_id(c.id),
+            "@type": _T + "BallotMeasureContest",
+            "Name": c.title,
+            "ContestSelection": [
+                {"@id": selection_id(c.id, o.id), "@type": _T + "BallotMeasureSelection", "Selection": o.label}
+                for o in c.options
+            ],
+        }
     sels = []
     for o in c.options:
         s = {"@id": selection_id(c.id, o.id), "@type": _T + "CandidateSelection"}
@@ -114,18 +126,37 @@ def _contest_def(election: Election, c: Contest) -> dict:
         else:
             s["CandidateIds"] = _candidate_ids(c, o.id, o.running_mate)
         sels.append(s)
-    sels += [{"@id": selection_id(c.id, w.id), "@type": _T + "CandidateSelection", "IsWriteIn": True,
-              "CandidateIds": _candidate_ids(c, w.id, w.running_mate)} for w in c.declared_write_ins]
-    return {"@id": contest_id(c.id), "@type": _T + "CandidateContest", "Name": c.title,
-            "VotesAllowed": c.vote_for, "NumberElected": c.vote_for,
-            "VoteVariation": "plurality" if c.vote_for == 1 else "n-of-m", "ContestSelection": sels}
+    sels += [
+        {
+            "@id": selection_id(c.id, w.id),
+            "@type": _T + "CandidateSelection",
+            "IsWriteIn": True,
+            "CandidateIds": _candidate_ids(c, w.id, w.running_mate),
+        }
+        for w in c.declared_write_ins
+    ]
+    return {
+        "@id": contest_id(c.id),
+        "@type": _T + "CandidateContest",
+        "Name": c.title,
+        "VotesAllowed": c.vote_for,
+        "NumberElected": c.vote_for,
+        "VoteVariation": "plurality" if c.vote_for == 1 else "n-of-m",
+        "ContestSelection": sels,
+    }
 
 
 def _election(election: Election) -> dict:
     contests = ([election.straight_party_contest] if election.straight_party else []) + list(election.contests)
-    return {"@id": ELECTION_ID, "@type": _T + "Election", "Name": election.title, "ElectionScopeId": COUNTY_ID,
-            "Code": [_code("election-hash-sha256", election.hash)] if election.hash else [],
-            "Candidate": _candidates(election), "Contest": [_contest_def(election, c) for c in contests]}
+    return {
+        "@id": ELECTION_ID,
+        "@type": _T + "Election",
+        "Name": election.title,
+        "ElectionScopeId": COUNTY_ID,
+        "Code": [_code("election-hash-sha256", election.hash)] if election.hash else [],
+        "Candidate": _candidates(election),
+        "Contest": [_contest_def(election, c) for c in contests],
+    }
 
 
 # -- one sheet ----------------------------------------------------------------------
@@ -155,8 +186,10 @@ class _Sheet:
         for cid, opts in record.marks.marks.items():
             for oid in opts:
                 if (cid, oid) not in self.position:
-                    raise ReportError(f"ballot {record.ballot_id!r}: a mark at {cid}/{oid}, "
-                                      f"which is not a target of style {record.style_id!r}")
+                    raise ReportError(
+                        f"ballot {record.ballot_id!r}: a mark at {cid}/{oid}, "
+                        f"which is not a target of style {record.style_id!r}"
+                    )
 
     def mark(self, cid: str, oid: str) -> OptionMark:
         return self.record.marks.marks.get(cid, {}).get(oid) or OptionMark()
@@ -167,34 +200,66 @@ class _Sheet:
             sels = []
             for o in c.options:
                 m = self.mark(c.id, o.id)
-                pos = {"@type": _T + "SelectionPosition", "Position": self.position[(c.id, o.id)],
-                       "HasIndication": _INDICATION[m.scan], "NumberVotes": int(m.scan == "marked")}
+                pos = {
+                    "@type": _T + "SelectionPosition",
+                    "Position": self.position[(c.id, o.id)],
+                    "HasIndication": _INDICATION[m.scan],
+                    "NumberVotes": int(m.scan == "marked"),
+                }
                 if m.score is not None:
                     pos["MarkMetricValue"] = [f"{m.score:.4f}"]
                 if m.hand is not None:
                     pos["Code"] = [_code("hand-count-reading", m.hand)]
                 if m.write_in_ink:
                     pos["CVRWriteIn"] = {"@type": _T + "CVRWriteIn"}
-                sels.append({"@type": _T + "CVRContestSelection", "ContestSelectionId": selection_id(c.id, o.id),
-                             "OptionPosition": self.option_position[(c.id, o.id)], "SelectionPosition": [pos]})
+                sels.append(
+                    {
+                        "@type": _T + "CVRContestSelection",
+                        "ContestSelectionId": selection_id(c.id, o.id),
+                        "OptionPosition": self.option_position[(c.id, o.id)],
+                        "SelectionPosition": [pos],
+                    }
+                )
             contests.append({"@type": _T + "CVRContest", "ContestId": contest_id(c.id), "CVRContestSelection": sels})
-        return {"@id": snapshot_id(self.record.ballot_id, "original"), "@type": _T + "CVRSnapshot",
-                "Type": "original", "CVRContest": contests}
+        return {
+            "@id": snapshot_id(self.record.ballot_id, "original"),
+            "@type": _T + "CVRSnapshot",
+            "Type": "original",
+            "CVRContest": contests,
+        }
 
-    def _selection(self, c: Contest, oid: str, *, allocable: bool, generated: bool = False,
-                   status: tuple[str, ...] = (), sel_status: tuple[str, ...] = (),
-                   write_in: str | bool | None = False, credited_to: str | None = None) -> dict:
+    def _selection(
+        self,
+        c: Contest,
+        oid: str,
+        *,
+        allocable: bool,
+        generated: bool = False,
+        status: tuple[str, ...] = (),
+        sel_status: tuple[str, ...] = (),
+        write_in: str | bool | None = False,
+        credited_to: str | None = None,
+    ) -> dict:
         m = self.mark(c.id, oid)
-        pos = {"@type": _T + "SelectionPosition", "Position": self.position[(c.id, oid)],
-               "HasIndication": _INDICATION[m.scan], "NumberVotes": 1, "IsAllocable": "yes" if allocable else "no"}
+        pos = {
+            "@type": _T + "SelectionPosition",
+            "Position": self.position[(c.id, oid)],
+            "HasIndication": _INDICATION[m.scan],
+            "NumberVotes": 1,
+            "IsAllocable": "yes" if allocable else "no",
+        }
         if generated:
             pos["IsGenerated"] = True
         if status:
             pos["Status"] = list(status)
         if write_in is not False:
             pos["CVRWriteIn"] = {"@type": _T + "CVRWriteIn", **({"Text": write_in} if write_in else {})}
-        sel = {"@type": _T + "CVRContestSelection", "ContestSelectionId": selection_id(c.id, credited_to or oid),
-               "OptionPosition": self.option_position[(c.id, oid)], "SelectionPosition": [pos]}
+        sel = {
+            "@type": _T + "CVRContestSelection",
+            "ContestSelectionId": selection_id(c.id, credited_to or oid),
+            "OptionPosition": self.option_position[(c.id, oid)],
+            "SelectionPosition": [pos],
+        }
         if sel_status:
             sel["Status"] = list(sel_status)
         return sel
@@ -203,12 +268,22 @@ class _Sheet:
         marked = [o.id for o in c.options if self.mark(c.id, o.id).scan == "marked"]
         out = {"@type": _T + "CVRContest", "ContestId": contest_id(c.id)}
         if votes.straight_party:
-            out.update(Selections=1, Overvotes=0, Undervotes=0,
-                       CVRContestSelection=[self._selection(c, votes.straight_party, allocable=True)])
+            out.update(
+                Selections=1,
+                Overvotes=0,
+                Undervotes=0,
+                CVRContestSelection=[self._selection(c, votes.straight_party, allocable=True)],
+            )
         elif len(marked) > 1:  # 31 KAR 6:030 Section 5: two parties marked, no straight-party vote
-            out.update(Selections=0, Overvotes=1, Undervotes=0, Status=["overvoted"],
-                       CVRContestSelection=[self._selection(c, o, allocable=False, status=("invalidated-rules",))
-                                            for o in marked])
+            out.update(
+                Selections=0,
+                Overvotes=1,
+                Undervotes=0,
+                Status=["overvoted"],
+                CVRContestSelection=[
+                    self._selection(c, o, allocable=False, status=("invalidated-rules",)) for o in marked
+                ],
+            )
         else:
             out.update(Selections=0, Overvotes=0, Undervotes=1, Status=["not-indicated"])
         return out
@@ -219,34 +294,66 @@ class _Sheet:
         adjudicated = ("adjudicated",) if changed else ()
         for oid in cv.selections:
             if oid not in write_lines:
-                sels.append(self._selection(c, oid, allocable=True, generated=cv.from_straight_party,
-                                            status=("generated-rules",) if cv.from_straight_party else adjudicated))
+                sels.append(
+                    self._selection(
+                        c,
+                        oid,
+                        allocable=True,
+                        generated=cv.from_straight_party,
+                        status=("generated-rules",) if cv.from_straight_party else adjudicated,
+                    )
+                )
             elif resolutions is None or (c.id, oid) not in resolutions:
-                sels.append(self._selection(c, oid, allocable=True, write_in=None, status=adjudicated,
-                                            sel_status=("needs-adjudication",)))
+                sels.append(
+                    self._selection(
+                        c, oid, allocable=True, write_in=None, status=adjudicated, sel_status=("needs-adjudication",)
+                    )
+                )
             elif resolutions[(c.id, oid)] is None:  # 31 KAR 6:030 Section 4: the name cannot count
                 sels.append(self._selection(c, oid, allocable=False, write_in=None, status=("adjudicated",)))
             else:
                 who = resolutions[(c.id, oid)]
                 name = next(w.name for w in c.declared_write_ins if w.id == who)
-                sels.append(self._selection(c, oid, allocable=True, write_in=name, status=("adjudicated",),
-                                            credited_to=who))
+                sels.append(
+                    self._selection(c, oid, allocable=True, write_in=name, status=("adjudicated",), credited_to=who)
+                )
         if cv.overvotes:  # 31 KAR 6:030 Section 2(2)(b): no option gets credit
-            sels += [self._selection(c, o.id, allocable=False, status=("invalidated-rules",) + adjudicated)
-                     for o in c.options if self.mark(c.id, o.id).scan != "unmarked"]
-        status = (["overvoted"] if cv.overvotes else ["not-indicated"] if not cv.selections
-                  else ["undervoted"] if cv.undervotes else [])
-        out = {"@type": _T + "CVRContest", "ContestId": contest_id(c.id), "Selections": len(cv.selections),
-               "Overvotes": cv.overvotes, "Undervotes": cv.undervotes,
-               "WriteIns": sum(1 for s in cv.selections if s in write_lines)}
+            sels += [
+                self._selection(c, o.id, allocable=False, status=("invalidated-rules",) + adjudicated)
+                for o in c.options
+                if self.mark(c.id, o.id).scan != "unmarked"
+            ]
+        status = (
+            ["overvoted"]
+            if cv.overvotes
+            else ["not-indicated"]
+            if not cv.selections
+            else ["undervoted"]
+            if cv.undervotes
+            else []
+        )
+        out = {
+            "@type": _T + "CVRContest",
+            "ContestId": contest_id(c.id),
+            "Selections": len(cv.selections),
+            "Overvotes": cv.overvotes,
+            "Undervotes": cv.undervotes,
+            "WriteIns": sum(1 for s in cv.selections if s in write_lines),
+        }
         if status:
             out["Status"] = status
         if sels:
             out["CVRContestSelection"] = sels
         return out
 
-    def votes_snapshot(self, kind: str, votes: BallotVotes, resolutions: Mapping | None,
-                       before: BallotVotes | None = None, needs_review: bool = False) -> dict:
+    def votes_snapshot(
+        self,
+        kind: str,
+        votes: BallotVotes,
+        resolutions: Mapping | None,
+        before: BallotVotes | None = None,
+        needs_review: bool = False,
+    ) -> dict:
         contests = []
         for c in self.contests:
             if c.id == STRAIGHT_PARTY_CONTEST_ID:
@@ -255,8 +362,12 @@ class _Sheet:
             cv = votes.contest(c.id)
             changed = before is not None and _differs(before, cv)
             contests.append(self._contest(c, cv, resolutions, changed))
-        snap = {"@id": snapshot_id(self.record.ballot_id, kind), "@type": _T + "CVRSnapshot", "Type": kind,
-                "CVRContest": contests}
+        snap = {
+            "@id": snapshot_id(self.record.ballot_id, kind),
+            "@type": _T + "CVRSnapshot",
+            "Type": kind,
+            "CVRContest": contests,
+        }
         if needs_review:
             snap["Status"] = ["needs-adjudication"]
         if votes.reasons:
@@ -288,13 +399,25 @@ def cast_vote_record(election: Election, record: BallotRecord, *, _cache: dict |
     if targets is None:
         targets = cache[("style", record.style_id)] = _StyleTargets(election, record.style_id)
     sheet = _Sheet(targets, record)
-    snaps = [sheet.original(),
-             sheet.votes_snapshot("interpreted", record.interpreted, None,
-                                  needs_review=record.interpreted.needs_review or
-                                  (record.status == "needs_review" and not record.decided))]
+    snaps = [
+        sheet.original(),
+        sheet.votes_snapshot(
+            "interpreted",
+            record.interpreted,
+            None,
+            needs_review=record.interpreted.needs_review or (record.status == "needs_review" and not record.decided),
+        ),
+    ]
     if record.decided:
-        snaps.append(sheet.votes_snapshot("modified", record.votes, record.write_ins, before=record.interpreted,
-                                          needs_review=record.status == "needs_review"))
+        snaps.append(
+            sheet.votes_snapshot(
+                "modified",
+                record.votes,
+                record.write_ins,
+                before=record.interpreted,
+                needs_review=record.status == "needs_review",
+            )
+        )
     cvr = {
         "@type": _T + "CVR",
         "ElectionId": ELECTION_ID,
@@ -304,9 +427,14 @@ def cast_vote_record(election: Election, record: BallotRecord, *, _cache: dict |
         "BatchId": record.batch,
         "BatchSequenceId": record.position,
         "CreatingDeviceId": device_id(record.tabulator, record.vote_type),
-        "BallotImage": [{"@type": _T + "ImageData", "Location": "file:" + quote(name),
-                         "Hash": {"@type": _T + "Hash", "Type": "sha-256", "Value": digest}}
-                        for name, digest in record.images],
+        "BallotImage": [
+            {
+                "@type": _T + "ImageData",
+                "Location": "file:" + quote(name),
+                "Hash": {"@type": _T + "Hash", "Type": "sha-256", "Value": digest},
+            }
+            for name, digest in record.images
+        ],
         "CVRSnapshot": snaps,
         "CurrentSnapshotId": snaps[-1]["@id"],
     }
@@ -317,16 +445,29 @@ def cast_vote_record(election: Election, record: BallotRecord, *, _cache: dict |
 
 
 def _devices(records: list[BallotRecord]) -> list[dict]:
-    report = {"@id": REPORT_DEVICE_ID, "@type": _T + "ReportingDevice", "Application": f"ballot-tabulate {__version__}",
-              "Notes": ["Generated this report from the tabulator's store."]}
+    report = {
+        "@id": REPORT_DEVICE_ID,
+        "@type": _T + "ReportingDevice",
+        "Application": f"ballot-tabulate {__version__}",
+        "Notes": ["Generated this report from the tabulator's store."],
+    }
     pairs = sorted({(r.tabulator, r.vote_type) for r in records}, key=lambda p: (p[0], VOTE_TYPES.index(p[1])))
-    return [report] + [{
-        "@id": device_id(tab, vt), "@type": _T + "ReportingDevice", "Application": f"ballot-tabulate {__version__}",
-        "Model": "central-count scan", "SerialNumber": tab, "MarkMetricType": MARK_METRIC,
-        "Code": [_code("vote-type", vt, VOTE_TYPE_LABELS[vt]),
-                 _code("nist-count-item-type", NIST_COUNT_ITEM_TYPES[vt])],
-        "Notes": [f"Tabulator {tab} counting {VOTE_TYPE_LABELS[vt].lower()} ballots"],
-    } for tab, vt in pairs]
+    return [report] + [
+        {
+            "@id": device_id(tab, vt),
+            "@type": _T + "ReportingDevice",
+            "Application": f"ballot-tabulate {__version__}",
+            "Model": "central-count scan",
+            "SerialNumber": tab,
+            "MarkMetricType": MARK_METRIC,
+            "Code": [
+                _code("vote-type", vt, VOTE_TYPE_LABELS[vt]),
+                _code("nist-count-item-type", NIST_COUNT_ITEM_TYPES[vt]),
+            ],
+            "Notes": [f"Tabulator {tab} counting {VOTE_TYPE_LABELS[vt].lower()} ballots"],
+        }
+        for tab, vt in pairs
+    ]
 
 
 def _sorted_unique(records: Iterable[BallotRecord]) -> list[BallotRecord]:
@@ -341,8 +482,12 @@ def _sorted_unique(records: Iterable[BallotRecord]) -> list[BallotRecord]:
 
 def _provisional_note(records: list[BallotRecord]) -> str:
     pending = sum(r.status == "needs_review" for r in records)
-    return (f"PROVISIONAL: {pending} sheet(s) await review; their CVRs hold the machine's reading "
-            "(Status needs-adjudication). " if pending else "")
+    return (
+        f"PROVISIONAL: {pending} sheet(s) await review; their CVRs hold the machine's reading "
+        "(Status needs-adjudication). "
+        if pending
+        else ""
+    )
 
 
 def _report_head(election: Election, records: list[BallotRecord], generated_at: datetime | None) -> dict:
@@ -355,21 +500,35 @@ def _report_head(election: Election, records: list[BallotRecord], generated_at: 
         "ReportType": report_types,
         "ReportGeneratingDeviceIds": [REPORT_DEVICE_ID],
         "ReportingDevice": _devices(records),
-        "GpUnit": [{"@id": COUNTY_ID, "@type": _T + "GpUnit", "Type": "other", "OtherType": "county",
-                    "Name": election.jurisdiction}]
-                  + [{"@id": precinct_gpunit_id(p.id), "@type": _T + "GpUnit", "Type": "precinct", "Name": p.name}
-                     for p in election.precincts],
-        "Party": [{"@id": f"party-{p.id}", "@type": _T + "Party", "Name": p.name, "Abbreviation": p.abbreviation}
-                  for p in election.parties],
+        "GpUnit": [
+            {
+                "@id": COUNTY_ID,
+                "@type": _T + "GpUnit",
+                "Type": "other",
+                "OtherType": "county",
+                "Name": election.jurisdiction,
+            }
+        ]
+        + [
+            {"@id": precinct_gpunit_id(p.id), "@type": _T + "GpUnit", "Type": "precinct", "Name": p.name}
+            for p in election.precincts
+        ],
+        "Party": [
+            {"@id": f"party-{p.id}", "@type": _T + "Party", "Name": p.name, "Abbreviation": p.abbreviation}
+            for p in election.parties
+        ],
         "Election": [_election(election)],
-        "Notes": (_provisional_note(records)
-                  + "Vote type: the Code 'vote-type' of the ReportingDevice named by each CVR's CreatingDeviceId. "
-                  f"MarkMetricValue: {MARK_METRIC}."),
+        "Notes": (
+            _provisional_note(records)
+            + "Vote type: the Code 'vote-type' of the ReportingDevice named by each CVR's CreatingDeviceId. "
+            f"MarkMetricValue: {MARK_METRIC}."
+        ),
     }
 
 
-def cast_vote_record_report(election: Election, records: Iterable[BallotRecord], *,
-                            generated_at: datetime | None = None) -> dict:
+def cast_vote_record_report(
+    election: Election, records: Iterable[BallotRecord], *, generated_at: datetime | None = None
+) -> dict:
     """Every record as a NIST SP 1500-103 ``CVR.CastVoteRecordReport`` (a JSON-ready dict).
 
     CVRs are ordered by tabulator, batch and position in the batch, whatever
@@ -389,12 +548,15 @@ def cast_vote_record_report(election: Election, records: Iterable[BallotRecord],
     """
     records = _sorted_unique(records)
     cache: dict = {}
-    return {**_report_head(election, records, generated_at),
-            "CVR": [cast_vote_record(election, r, _cache=cache) for r in records]}
+    return {
+        **_report_head(election, records, generated_at),
+        "CVR": [cast_vote_record(election, r, _cache=cache) for r in records],
+    }
 
 
-def write_cast_vote_record_report(out: TextIO, election: Election, records: Iterable[BallotRecord], *,
-                                  generated_at: datetime | None = None) -> int:
+def write_cast_vote_record_report(
+    out: TextIO, election: Election, records: Iterable[BallotRecord], *, generated_at: datetime | None = None
+) -> int:
     """Write `cast_vote_record_report` as compact JSON to ``out``, one CVR at a time; return the number of CVRs.
 
     The JSON decodes to the same document as `cast_vote_record_report`.

@@ -35,8 +35,7 @@ NIST_COUNT_ITEM_TYPES: dict[str, str] = {
 _ELECTION_TYPES = {"general": "general", "primary": "partisan-primary-closed", "special": "special"}
 
 #: NIST ``ResultsStatus`` values.
-_RESULTS_STATUSES = ("certified", "correction", "pre-election", "recount", "unofficial-complete",
-                     "unofficial-partial")
+_RESULTS_STATUSES = ("certified", "correction", "pre-election", "recount", "unofficial-complete", "unofficial-partial")
 
 COUNTY_ID = "ru-county"
 _T = "ElectionResults."
@@ -58,8 +57,10 @@ def iso_timestamp(when: datetime | None) -> str:
 
 
 def _text(s: str) -> dict:
-    return {"@type": _T + "InternationalizedText",
-            "Text": [{"@type": _T + "LanguageString", "Content": s, "Language": "en"}]}
+    return {
+        "@type": _T + "InternationalizedText",
+        "Text": [{"@type": _T + "LanguageString", "Content": s, "Language": "en"}],
+    }
 
 
 def precinct_gpunit_id(precinct_id: str) -> str:
@@ -85,8 +86,11 @@ def _candidates(election: Election) -> list[dict]:
             c["PreElectionStatus"] = "filed"
         out.append(c)
         if running_mate:
-            rm = {"@id": candidate_id(contest.id, cid, True), "@type": _T + "Candidate",
-                  "BallotName": _text(running_mate)}
+            rm = {
+                "@id": candidate_id(contest.id, cid, True),
+                "@type": _T + "Candidate",
+                "BallotName": _text(running_mate),
+            }
             if party:
                 rm["PartyId"] = f"party-{party}"
             out.append(rm)
@@ -105,8 +109,15 @@ def _candidate_ids(contest: Contest, cid: str, running_mate: str | None) -> list
 
 def _vote_counts(ct: ContestTally, count) -> list[dict]:
     """``VoteCounts`` of one selection: ``count(ContestCounts) -> int`` per precinct x vote type."""
-    return [{"@type": _T + "VoteCounts", "GpUnitId": precinct_gpunit_id(p), "Type": NIST_COUNT_ITEM_TYPES[v],
-             "Count": count(c)} for p, v, c in ct.cells]
+    return [
+        {
+            "@type": _T + "VoteCounts",
+            "GpUnitId": precinct_gpunit_id(p),
+            "Type": NIST_COUNT_ITEM_TYPES[v],
+            "Count": count(c),
+        }
+        for p, v, c in ct.cells
+    ]
 
 
 def _contest(ct: ContestTally, order: int) -> dict:
@@ -118,51 +129,104 @@ def _contest(ct: ContestTally, order: int) -> dict:
             continue
         seq += 1
         if c.type == "question":
-            sels.append({"@id": selection_id(c.id, o.id), "@type": _T + "BallotMeasureSelection",
-                         "Selection": _text(o.label), "SequenceOrder": seq,
-                         "VoteCounts": _vote_counts(ct, lambda x, o=o: x.votes_for(o.id))})
+            sels.append(
+                {
+                    "@id": selection_id(c.id, o.id),
+                    "@type": _T + "BallotMeasureSelection",
+                    "Selection": _text(o.label),
+                    "SequenceOrder": seq,
+                    "VoteCounts": _vote_counts(ct, lambda x, o=o: x.votes_for(o.id)),
+                }
+            )
         else:
-            sels.append({"@id": selection_id(c.id, o.id), "@type": _T + "CandidateSelection",
-                         "CandidateIds": _candidate_ids(c, o.id, o.running_mate), "SequenceOrder": seq,
-                         "VoteCounts": _vote_counts(ct, lambda x, o=o: x.votes_for(o.id))})
+            sels.append(
+                {
+                    "@id": selection_id(c.id, o.id),
+                    "@type": _T + "CandidateSelection",
+                    "CandidateIds": _candidate_ids(c, o.id, o.running_mate),
+                    "SequenceOrder": seq,
+                    "VoteCounts": _vote_counts(ct, lambda x, o=o: x.votes_for(o.id)),
+                }
+            )
     if c.write_ins:
         for w in c.declared_write_ins:
             seq += 1
-            sels.append({"@id": selection_id(c.id, w.id), "@type": _T + "CandidateSelection",
-                         "CandidateIds": _candidate_ids(c, w.id, w.running_mate), "IsWriteIn": True,
-                         "SequenceOrder": seq,
-                         "VoteCounts": _vote_counts(ct, lambda x, w=w: x.write_ins.for_candidate(w.id))})
+            sels.append(
+                {
+                    "@id": selection_id(c.id, w.id),
+                    "@type": _T + "CandidateSelection",
+                    "CandidateIds": _candidate_ids(c, w.id, w.running_mate),
+                    "IsWriteIn": True,
+                    "SequenceOrder": seq,
+                    "VoteCounts": _vote_counts(ct, lambda x, w=w: x.write_ins.for_candidate(w.id)),
+                }
+            )
         seq += 1
-        sels.append({"@id": selection_id(c.id, "write-in"), "@type": _T + "CandidateSelection", "IsWriteIn": True,
-                     "SequenceOrder": seq,
-                     "VoteCounts": _vote_counts(ct, lambda x: x.write_ins.pending + x.write_ins.not_counted)})
-    other = [{"@type": _T + "OtherCounts", "GpUnitId": precinct_gpunit_id(p),
-              "Overvotes": ct.counts(p).overvotes, "Undervotes": ct.counts(p).undervotes} for p in ct.precinct_ids]
-    base = {"@id": f"contest-{c.id}", "ElectionDistrictId": COUNTY_ID, "Name": c.title, "SequenceOrder": order,
-            "ContestSelection": sels, "OtherCounts": other}
+        sels.append(
+            {
+                "@id": selection_id(c.id, "write-in"),
+                "@type": _T + "CandidateSelection",
+                "IsWriteIn": True,
+                "SequenceOrder": seq,
+                "VoteCounts": _vote_counts(ct, lambda x: x.write_ins.pending + x.write_ins.not_counted),
+            }
+        )
+    other = [
+        {
+            "@type": _T + "OtherCounts",
+            "GpUnitId": precinct_gpunit_id(p),
+            "Overvotes": ct.counts(p).overvotes,
+            "Undervotes": ct.counts(p).undervotes,
+        }
+        for p in ct.precinct_ids
+    ]
+    base = {
+        "@id": f"contest-{c.id}",
+        "ElectionDistrictId": COUNTY_ID,
+        "Name": c.title,
+        "SequenceOrder": order,
+        "ContestSelection": sels,
+        "OtherCounts": other,
+    }
     if c.type == "question":
         base.update({"@type": _T + "BallotMeasureContest", "Type": "ballot-measure"})
         if c.text:
             base["FullText"] = _text(c.text)
         return base
-    base.update({"@type": _T + "CandidateContest", "VotesAllowed": c.vote_for, "NumberElected": c.vote_for,
-                 "VoteVariation": "plurality" if c.vote_for == 1 else "n-of-m"})
+    base.update(
+        {
+            "@type": _T + "CandidateContest",
+            "VotesAllowed": c.vote_for,
+            "NumberElected": c.vote_for,
+            "VoteVariation": "plurality" if c.vote_for == 1 else "n-of-m",
+        }
+    )
     return base
 
 
 def _gp_units(election: Election) -> list[dict]:
-    county = {"@id": COUNTY_ID, "@type": _T + "ReportingUnit", "Type": "county", "Name": _text(election.jurisdiction),
-              "ComposingGpUnitIds": [precinct_gpunit_id(p.id) for p in election.precincts]}
-    return [county] + [{"@id": precinct_gpunit_id(p.id), "@type": _T + "ReportingUnit", "Type": "precinct",
-                        "Name": _text(p.name)} for p in election.precincts]
+    county = {
+        "@id": COUNTY_ID,
+        "@type": _T + "ReportingUnit",
+        "Type": "county",
+        "Name": _text(election.jurisdiction),
+        "ComposingGpUnitIds": [precinct_gpunit_id(p.id) for p in election.precincts],
+    }
+    return [county] + [
+        {"@id": precinct_gpunit_id(p.id), "@type": _T + "ReportingUnit", "Type": "precinct", "Name": _text(p.name)}
+        for p in election.precincts
+    ]
 
 
 def _ballot_styles(election: Election) -> list[dict]:
     out = []
     for s in election.ballot_styles:
-        style = {"@type": _T + "BallotStyle", "GpUnitIds": [precinct_gpunit_id(p) for p in s.precincts],
-                 "OrderedContent": [{"@type": _T + "OrderedContest", "ContestId": f"contest-{c}"} for c in s.contests],
-                 "ExternalIdentifier": [{"@type": _T + "ExternalIdentifier", "Type": "local-level", "Value": s.id}]}
+        style = {
+            "@type": _T + "BallotStyle",
+            "GpUnitIds": [precinct_gpunit_id(p) for p in s.precincts],
+            "OrderedContent": [{"@type": _T + "OrderedContest", "ContestId": f"contest-{c}"} for c in s.contests],
+            "ExternalIdentifier": [{"@type": _T + "ExternalIdentifier", "Type": "local-level", "Value": s.id}],
+        }
         if s.party:
             style["PartyIds"] = [f"party-{s.party}"]
         out.append(style)
@@ -171,13 +235,17 @@ def _ballot_styles(election: Election) -> list[dict]:
 
 def _provisional_note(tally: Tally) -> str:
     pending = tally.ballot_counts().awaiting_review
-    return (f"PROVISIONAL: {pending} sheet(s) await review; their machine reading is counted here. "
-            if pending else "")
+    return f"PROVISIONAL: {pending} sheet(s) await review; their machine reading is counted here. " if pending else ""
 
 
-def election_results_report(tally: Tally, *, generated_at: datetime | None = None,
-                            status: str = "unofficial-partial", issuer_abbreviation: str = "KY",
-                            is_test: bool = False) -> dict:
+def election_results_report(
+    tally: Tally,
+    *,
+    generated_at: datetime | None = None,
+    status: str = "unofficial-partial",
+    issuer_abbreviation: str = "KY",
+    is_test: bool = False,
+) -> dict:
     """The tally as a NIST SP 1500-100 v2 ``ElectionResults.ElectionReport`` (a JSON-ready dict).
 
     Parameters
@@ -211,25 +279,41 @@ def election_results_report(tally: Tally, *, generated_at: datetime | None = Non
         "SequenceEnd": 1,
         "Status": status,
         "VendorApplicationId": f"ballot-tabulate {__version__}",
-        "Notes": _provisional_note(tally) + "Vote types: " + ", ".join(
-            f"{k} -> {v}" for k, v in NIST_COUNT_ITEM_TYPES.items()),
+        "Notes": _provisional_note(tally)
+        + "Vote types: "
+        + ", ".join(f"{k} -> {v}" for k, v in NIST_COUNT_ITEM_TYPES.items()),
         "GpUnit": _gp_units(e),
-        "Party": [{"@id": f"party-{p.id}", "@type": _T + "Party", "Name": _text(p.name),
-                   "Abbreviation": _text(p.abbreviation)} for p in e.parties],
-        "Election": [{
-            "@type": _T + "Election",
-            "ElectionScopeId": COUNTY_ID,
-            "StartDate": e.date,
-            "EndDate": e.date,
-            "Name": _text(e.title),
-            "Type": _ELECTION_TYPES.get(e.type, "other"),
-            "Candidate": _candidates(e),
-            "Contest": [_contest(ct, i) for i, ct in enumerate(tally.contests, start=1)],
-            "BallotStyle": _ballot_styles(e),
-            "BallotCounts": [{"@type": _T + "BallotCounts", "GpUnitId": precinct_gpunit_id(p),
-                              "Type": NIST_COUNT_ITEM_TYPES[v], "BallotsCast": b.counted}
-                             for p, v, b in tally.ballots],
-        }],
+        "Party": [
+            {
+                "@id": f"party-{p.id}",
+                "@type": _T + "Party",
+                "Name": _text(p.name),
+                "Abbreviation": _text(p.abbreviation),
+            }
+            for p in e.parties
+        ],
+        "Election": [
+            {
+                "@type": _T + "Election",
+                "ElectionScopeId": COUNTY_ID,
+                "StartDate": e.date,
+                "EndDate": e.date,
+                "Name": _text(e.title),
+                "Type": _ELECTION_TYPES.get(e.type, "other"),
+                "Candidate": _candidates(e),
+                "Contest": [_contest(ct, i) for i, ct in enumerate(tally.contests, start=1)],
+                "BallotStyle": _ballot_styles(e),
+                "BallotCounts": [
+                    {
+                        "@type": _T + "BallotCounts",
+                        "GpUnitId": precinct_gpunit_id(p),
+                        "Type": NIST_COUNT_ITEM_TYPES[v],
+                        "BallotsCast": b.counted,
+                    }
+                    for p, v, b in tally.ballots
+                ],
+            }
+        ],
     }
     if is_test:
         report["IsTest"] = True

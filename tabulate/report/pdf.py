@@ -103,9 +103,15 @@ class Form:
             self.pdf.multi_cell(0, 0.2, value or "", new_x="LMARGIN", new_y="NEXT")
 
     # -- tables -----------------------------------------------------------
-    def table(self, header: Sequence[str], rows: Iterable[Sequence[object]], *,
-              widths: Sequence[float] | None = None, size: float = 9,
-              align: str = "LEFT") -> None:
+    def table(
+        self,
+        header: Sequence[str],
+        rows: Iterable[Sequence[object]],
+        *,
+        widths: Sequence[float] | None = None,
+        size: float = 9,
+        align: str = "LEFT",
+    ) -> None:
         """A ruled table; ``header`` is repeated on each page it spans."""
         self.pdf.set_font(_FONT, "", size)
         kwargs = {"col_widths": tuple(widths)} if widths else {}

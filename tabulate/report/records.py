@@ -9,6 +9,11 @@ from ..core.records import RECORD_STATUSES, BallotRecord, RecordStatus
 from ..core.vote_types import ABSENTEE_VOTE_TYPES, REPORTED_VOTE_TYPES, VOTE_TYPE_LABELS
 
 __all__ = [
-    "ABSENTEE_VOTE_TYPES", "RECORD_STATUSES", "REPORTED_VOTE_TYPES", "VOTE_TYPE_LABELS",
-    "BallotRecord", "RecordStatus", "ReportError",
+    "ABSENTEE_VOTE_TYPES",
+    "RECORD_STATUSES",
+    "REPORTED_VOTE_TYPES",
+    "VOTE_TYPE_LABELS",
+    "BallotRecord",
+    "RecordStatus",
+    "ReportError",
 ]

@@ -17,20 +17,40 @@ from .tally import BallotCounts, ContestCounts, Tally
 
 #: Columns of `results_csv`, in order.
 RESULTS_CSV_COLUMNS: tuple[str, ...] = (
-    "contest_id", "contest", "precinct_id", "precinct", "vote_type",
-    "row", "option_id", "option", "party", "count",
+    "contest_id",
+    "contest",
+    "precinct_id",
+    "precinct",
+    "vote_type",
+    "row",
+    "option_id",
+    "option",
+    "party",
+    "count",
 )
 #: Values of the ``row`` column of `results_csv`.
 RESULTS_CSV_ROWS: tuple[str, ...] = (
-    "sheets_awaiting_review", "ballots_cast", "blank_ballots", "overvotes", "undervotes", "votes",
-    "write_in_resolved", "write_in_pending", "write_in_not_counted",
+    "sheets_awaiting_review",
+    "ballots_cast",
+    "blank_ballots",
+    "overvotes",
+    "undervotes",
+    "votes",
+    "write_in_resolved",
+    "write_in_pending",
+    "write_in_not_counted",
 )
 
 
 def election_summary(election: Election) -> dict:
     """The election's identity, printed at the top of every report."""
-    return {"title": election.title, "date": election.date, "type": election.type,
-            "jurisdiction": election.jurisdiction, "hash": election.hash}
+    return {
+        "title": election.title,
+        "date": election.date,
+        "type": election.type,
+        "jurisdiction": election.jurisdiction,
+        "hash": election.hash,
+    }
 
 
 def option_party(election: Election, party_id: str | None) -> str:
@@ -55,8 +75,11 @@ def _counts_dict(contest: Contest, c: ContestCounts) -> dict:
         "overvotes": c.overvotes,
         "undervotes": c.undervotes,
         "votes": dict(c.votes),
-        "write_ins": {"pending": c.write_ins.pending, "not_counted": c.write_ins.not_counted,
-                      "resolved": dict(c.write_ins.resolved)},
+        "write_ins": {
+            "pending": c.write_ins.pending,
+            "not_counted": c.write_ins.not_counted,
+            "resolved": dict(c.write_ins.resolved),
+        },
     }
 
 
@@ -84,22 +107,35 @@ def results_json(tally: Tally) -> dict:
     contests = []
     for ct in tally.contests:
         c = ct.contest
-        contests.append({
-            "id": c.id, "title": c.title, "type": c.type, "vote_for": c.vote_for,
-            "options": [{"id": o.id, "label": display_name(o.label, o.running_mate), "kind": o.kind,
-                         "party": option_party(e, o.party)} for o in c.options],
-            "declared_write_ins": [{"id": w.id, "name": w.name} for w in c.declared_write_ins],
-            "total": _counts_dict(c, ct.counts()),
-            "by_vote_type": {v: _counts_dict(c, ct.counts(vote_type=v)) for v in VOTE_TYPES},
-            "precincts": {p: {v: _counts_dict(c, ct.counts(p, v)) for v in VOTE_TYPES} for p in ct.precinct_ids},
-        })
+        contests.append(
+            {
+                "id": c.id,
+                "title": c.title,
+                "type": c.type,
+                "vote_for": c.vote_for,
+                "options": [
+                    {
+                        "id": o.id,
+                        "label": display_name(o.label, o.running_mate),
+                        "kind": o.kind,
+                        "party": option_party(e, o.party),
+                    }
+                    for o in c.options
+                ],
+                "declared_write_ins": [{"id": w.id, "name": w.name} for w in c.declared_write_ins],
+                "total": _counts_dict(c, ct.counts()),
+                "by_vote_type": {v: _counts_dict(c, ct.counts(vote_type=v)) for v in VOTE_TYPES},
+                "precincts": {p: {v: _counts_dict(c, ct.counts(p, v)) for v in VOTE_TYPES} for p in ct.precinct_ids},
+            }
+        )
     return {
         "election": election_summary(e),
         "vote_types": list(VOTE_TYPES),
         "ballots": {
             "total": _ballots_dict(tally.ballot_counts()),
-            "precincts": {p.id: {v: _ballots_dict(tally.ballot_counts(p.id, v)) for v in VOTE_TYPES}
-                          for p in e.precincts},
+            "precincts": {
+                p.id: {v: _ballots_dict(tally.ballot_counts(p.id, v)) for v in VOTE_TYPES} for p in e.precincts
+            },
         },
         "contests": contests,
     }
@@ -125,7 +161,9 @@ def results_csv(tally: Tally) -> str:
     the results are provisional.
     """
     e = tally.election
-    rows: list[list] = [["", "", "", "", "", "sheets_awaiting_review", "", "", "", tally.ballot_counts().awaiting_review]]
+    rows: list[list] = [
+        ["", "", "", "", "", "sheets_awaiting_review", "", "", "", tally.ballot_counts().awaiting_review]
+    ]
     for ct in tally.contests:
         c = ct.contest
         for p, v, counts in ct.cells:
@@ -133,8 +171,16 @@ def results_csv(tally: Tally) -> str:
             for name in ("ballots_cast", "blank_ballots", "overvotes", "undervotes"):
                 rows.append(head + [name, "", "", "", getattr(counts, name)])
             for o in c.options:
-                rows.append(head + ["votes", o.id, display_name(o.label, o.running_mate), option_party(e, o.party),
-                                    counts.votes_for(o.id)])
+                rows.append(
+                    head
+                    + [
+                        "votes",
+                        o.id,
+                        display_name(o.label, o.running_mate),
+                        option_party(e, o.party),
+                        counts.votes_for(o.id),
+                    ]
+                )
             if any(o.kind == "write_in" for o in c.options):
                 for w in c.declared_write_ins:
                     rows.append(head + ["write_in_resolved", w.id, w.name, "", counts.write_ins.for_candidate(w.id)])
@@ -150,8 +196,13 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
 
 
 #: Short column heads of the terminal table.
-_SHORT = {"mail_in_absentee": "Mail", "excused_in_person_absentee": "Excused",
-          "no_excuse_in_person_absentee": "No-excuse", "election_day": "Elec. day", "provisional": "Prov."}
+_SHORT = {
+    "mail_in_absentee": "Mail",
+    "excused_in_person_absentee": "Excused",
+    "no_excuse_in_person_absentee": "No-excuse",
+    "election_day": "Elec. day",
+    "provisional": "Prov.",
+}
 
 
 def results_table(tally: Tally, *, precinct_id: str | None = None) -> str:
@@ -163,10 +214,14 @@ def results_table(tally: Tally, *, precinct_id: str | None = None) -> str:
     where = e.precinct(precinct_id).name if precinct_id else e.jurisdiction
     b = tally.ballot_counts(precinct_id)
     pending = tally.ballot_counts().awaiting_review
-    lines = ([f"PROVISIONAL: {pending} sheet(s) await review; their machine reading is counted here"] if pending
-             else []) + [f"{e.title} - {e.date} - {where}",
-             f"Ballots counted: {b.counted}   blank: {b.blank}   awaiting review: {b.awaiting_review}",
-             "Columns: " + ", ".join(f"{_SHORT[v]} = {VOTE_TYPE_LABELS[v]}" for v in VOTE_TYPES), ""]
+    lines = (
+        [f"PROVISIONAL: {pending} sheet(s) await review; their machine reading is counted here"] if pending else []
+    ) + [
+        f"{e.title} - {e.date} - {where}",
+        f"Ballots counted: {b.counted}   blank: {b.blank}   awaiting review: {b.awaiting_review}",
+        "Columns: " + ", ".join(f"{_SHORT[v]} = {VOTE_TYPE_LABELS[v]}" for v in VOTE_TYPES),
+        "",
+    ]
     headers = [""] + [_SHORT[v] for v in VOTE_TYPES] + ["Total"]
     for ct in tally.contests:
         if precinct_id and precinct_id not in ct.precinct_ids:
@@ -177,16 +232,26 @@ def results_table(tally: Tally, *, precinct_id: str | None = None) -> str:
         rows = []
         for o in c.options:
             party = option_party(e, o.party)
-            rows.append([display_name(o.label, o.running_mate) + (f" ({party})" if party else "")]
-                        + [str(x.votes_for(o.id)) for x in per] + [str(tot.votes_for(o.id))])
+            rows.append(
+                [display_name(o.label, o.running_mate) + (f" ({party})" if party else "")]
+                + [str(x.votes_for(o.id)) for x in per]
+                + [str(tot.votes_for(o.id))]
+            )
         for w in c.declared_write_ins:
-            rows.append([f"  write-in: {w.name}"] + [str(x.write_ins.for_candidate(w.id)) for x in per]
-                        + [str(tot.write_ins.for_candidate(w.id))])
+            rows.append(
+                [f"  write-in: {w.name}"]
+                + [str(x.write_ins.for_candidate(w.id)) for x in per]
+                + [str(tot.write_ins.for_candidate(w.id))]
+            )
         if c.write_ins:
-            rows.append(["  write-in: pending"] + [str(x.write_ins.pending) for x in per]
-                        + [str(tot.write_ins.pending)])
-            rows.append(["  write-in: not counted"] + [str(x.write_ins.not_counted) for x in per]
-                        + [str(tot.write_ins.not_counted)])
+            rows.append(
+                ["  write-in: pending"] + [str(x.write_ins.pending) for x in per] + [str(tot.write_ins.pending)]
+            )
+            rows.append(
+                ["  write-in: not counted"]
+                + [str(x.write_ins.not_counted) for x in per]
+                + [str(tot.write_ins.not_counted)]
+            )
         for label, attr in (("Overvotes", "overvotes"), ("Undervotes", "undervotes"), ("Ballots cast", "ballots_cast")):
             rows.append([label] + [str(getattr(x, attr)) for x in per] + [str(getattr(tot, attr))])
         lines.append(f"{c.title} (vote for {c.vote_for})")

@@ -59,7 +59,6 @@ MANIFEST_COLUMNS: tuple[str, ...] = ("Container", "Tabulator", "Batch Name", "Nu
 HYBRID_COLUMN = "CVR"
 
 
-
 @dataclass(frozen=True)
 class SetAsideSheet:
     """A sheet of paper in a batch that carries no votes: the reader set it aside (a rejected sheet).
@@ -79,8 +78,10 @@ class SetAsideSheet:
 
     def __post_init__(self) -> None:
         if self.vote_type not in VOTE_TYPES:
-            raise ReportError(f"set-aside sheet {self.batch!r} #{self.position}: vote type {self.vote_type!r} "
-                              f"is not one of {', '.join(VOTE_TYPES)}")
+            raise ReportError(
+                f"set-aside sheet {self.batch!r} #{self.position}: vote type {self.vote_type!r} "
+                f"is not one of {', '.join(VOTE_TYPES)}"
+            )
         if not isinstance(self.position, int) or self.position < 1:
             raise ReportError(f"set-aside sheet in batch {self.batch!r}: position must be a whole number from 1")
 
@@ -92,9 +93,16 @@ def place(sheet: Sheet) -> tuple[str, str, int]:
     """Where the paper is: (tabulator, batch, position in the batch as scanned)."""
     return (sheet.tabulator, sheet.batch, sheet.position)
 
+
 #: The id columns of a Dominion CVR export (row 4, before the choices).
 DOMINION_ID_COLUMNS: tuple[str, ...] = (
-    "CvrNumber", "TabulatorNum", "BatchId", "RecordId", "ImprintedId", "CountingGroup", "PrecinctPortion",
+    "CvrNumber",
+    "TabulatorNum",
+    "BatchId",
+    "RecordId",
+    "ImprintedId",
+    "CountingGroup",
+    "PrecinctPortion",
     "BallotType",
 )
 
@@ -114,8 +122,7 @@ ARLO_COUNTING_GROUPS: dict[str, str] = {
 ARLO_CONTAINERS = ARLO_COUNTING_GROUPS
 
 
-def _ordered(records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet] = ()
-             ) -> list[tuple[int, Sheet]]:
+def _ordered(records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet] = ()) -> list[tuple[int, Sheet]]:
     """Every sheet of paper by tabulator, batch and position, each with its place among its batch's sheets.
 
     Raises `ReportError` on a repeated sheet or place, or a batch of two vote types.
@@ -133,8 +140,10 @@ def _ordered(records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet]
             raise ReportError(f"two sheets at position {r.position} of batch {r.batch!r} on tabulator {r.tabulator!r}")
         vt = batch_type.setdefault(place(r)[:2], r.vote_type)
         if vt != r.vote_type:
-            raise ReportError(f"batch {r.batch!r} on tabulator {r.tabulator!r} holds both {vt} and {r.vote_type} "
-                              f"ballots; a batch has one vote type")
+            raise ReportError(
+                f"batch {r.batch!r} on tabulator {r.tabulator!r} holds both {vt} and {r.vote_type} "
+                f"ballots; a batch has one vote type"
+            )
         places.add(place(r))
     numbered: list[tuple[int, Sheet]] = []
     batch, k = None, 0
@@ -145,8 +154,9 @@ def _ordered(records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet]
     return numbered
 
 
-def arlo_ballot_manifest_csv(records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet] = (), *,
-                             hybrid: bool = False) -> str:
+def arlo_ballot_manifest_csv(
+    records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet] = (), *, hybrid: bool = False
+) -> str:
     """The Arlo ballot manifest: one row per (tabulator, batch), columns `MANIFEST_COLUMNS`.
 
     ``Number of Ballots`` counts every sheet of paper in the batch: the
@@ -211,8 +221,9 @@ def awaiting_review(records: Iterable[BallotRecord]) -> int:
     return sum(r.status == "needs_review" for r in records)
 
 
-def dominion_cvr_csv(election: Election, records: Iterable[BallotRecord],
-                     set_aside: Iterable[SetAsideSheet] = ()) -> str:
+def dominion_cvr_csv(
+    election: Election, records: Iterable[BallotRecord], set_aside: Iterable[SetAsideSheet] = ()
+) -> str:
     """Every sheet as a Dominion-style CVR export (see the module docstring for the layout).
 
     Votes are the effective votes (after people decided), except that an
@@ -234,7 +245,8 @@ def dominion_cvr_csv(election: Election, records: Iterable[BallotRecord],
     width = n_id + len(columns)
     pending = awaiting_review(records)
     first = [election.title, f"ballot-tabulate {__version__}"] + (
-        [f"provisional: {pending} sheet(s) await review"] if pending else [])
+        [f"provisional: {pending} sheet(s) await review"] if pending else []
+    )
     rows: list[list] = [
         first + [""] * (width - len(first)),
         [""] * n_id + [heads[c.id] for c, _ in columns],
@@ -243,8 +255,15 @@ def dominion_cvr_csv(election: Election, records: Iterable[BallotRecord],
     ]
     ix = ElectionIndex(election)
     for number, (k, r) in enumerate(sheets, start=1):
-        ids = [number, r.tabulator, r.batch, k, ballot_reference(r.batch, r.position),
-               ARLO_COUNTING_GROUPS[r.vote_type], r.precinct_id]
+        ids = [
+            number,
+            r.tabulator,
+            r.batch,
+            k,
+            ballot_reference(r.batch, r.position),
+            ARLO_COUNTING_GROUPS[r.vote_type],
+            r.precinct_id,
+        ]
         if isinstance(r, SetAsideSheet):
             rows.append(ids + [f"set aside: {r.reason}"] + [""] * len(columns))
         else:

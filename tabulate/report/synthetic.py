@@ -36,14 +36,18 @@ def _contest_votes(rng: random.Random, contest: Contest) -> tuple[ContestVotes, 
             if pick not in marked:
                 marked.append(pick)
         marked = [i for i in ids if i in marked]
-        status = "write_in_pending" if any(i.startswith("write-in") for i in marked) else (
-            "valid" if k == contest.vote_for else "undervote")
+        status = (
+            "write_in_pending"
+            if any(i.startswith("write-in") for i in marked)
+            else ("valid" if k == contest.vote_for else "undervote")
+        )
         cv = ContestVotes(contest.id, status, tuple(marked), 0, contest.vote_for - k)
     marks = {}
     for i in ids:
         if i in marked:
-            marks[i] = OptionMark("marked", score=round(rng.uniform(0.3, 0.95), 4),
-                                  write_in_ink=i.startswith("write-in"))
+            marks[i] = OptionMark(
+                "marked", score=round(rng.uniform(0.3, 0.95), 4), write_in_ink=i.startswith("write-in")
+            )
         elif rng.random() < 0.03:
             marks[i] = OptionMark("marginal", score=round(rng.uniform(0.07, 0.25), 4))
         else:
@@ -51,8 +55,17 @@ def _contest_votes(rng: random.Random, contest: Contest) -> tuple[ContestVotes, 
     return cv, marks
 
 
-def synthetic_record(rng: random.Random, election: Election, ballot_id: str, *, batch: str, position: int,
-                     vote_type: str, style_id: str | None = None, precinct_id: str | None = None) -> BallotRecord:
+def synthetic_record(
+    rng: random.Random,
+    election: Election,
+    ballot_id: str,
+    *,
+    batch: str,
+    position: int,
+    vote_type: str,
+    style_id: str | None = None,
+    precinct_id: str | None = None,
+) -> BallotRecord:
     """One invented sheet of the election (a random style and precinct unless given)."""
     style = election.style(style_id) if style_id else rng.choice(election.ballot_styles)
     precinct = precinct_id or rng.choice(style.precincts)
@@ -70,8 +83,7 @@ def synthetic_record(rng: random.Random, election: Election, ballot_id: str, *, 
         parties = [c.id for c in election.straight_party_contest.candidates]
         marks[STRAIGHT_PARTY_CONTEST_ID] = {p: OptionMark("unmarked", score=0.01) for p in parties}
     blank = all(not cv.selections and not cv.overvotes for cv in contests)
-    interpreted = BallotVotes(ballot_id, style.id, tuple(contests), precinct, blank=blank,
-                              needs_review=bool(write_ins))
+    interpreted = BallotVotes(ballot_id, style.id, tuple(contests), precinct, blank=blank, needs_review=bool(write_ins))
     modified = None
     status = "counted"
     if rng.random() < 0.05:
@@ -81,10 +93,18 @@ def synthetic_record(rng: random.Random, election: Election, ballot_id: str, *, 
         modified = BallotVotes(ballot_id, style.id, tuple(contests), precinct, blank=blank)
     digest = lambda page: hashlib.sha256(f"{ballot_id}-{page}".encode()).hexdigest()
     return BallotRecord(
-        ballot_id=ballot_id, batch=batch, position=position, vote_type=vote_type, precinct_id=precinct,
-        style_id=style.id, marks=BallotMarks(ballot_id, style.id, marks, precinct), interpreted=interpreted,
-        modified=modified, images=((f"{ballot_id}-1.png", digest(1)), (f"{ballot_id}-2.png", digest(2))),
-        write_ins=write_ins, status=status,
+        ballot_id=ballot_id,
+        batch=batch,
+        position=position,
+        vote_type=vote_type,
+        precinct_id=precinct,
+        style_id=style.id,
+        marks=BallotMarks(ballot_id, style.id, marks, precinct),
+        interpreted=interpreted,
+        modified=modified,
+        images=((f"{ballot_id}-1.png", digest(1)), (f"{ballot_id}-2.png", digest(2))),
+        write_ins=write_ins,
+        status=status,
     )
 
 
@@ -98,15 +118,31 @@ def synthetic_records(election: Election, n: int, *, seed: int = 0, batch_size: 
         vote_type = rng.choices(VOTE_TYPES, (3, 2, 3, 10, 1))[0]
         batch = f"{vote_type}-{batch_no:03d}"
         for pos in range(1, min(batch_size, n - len(records)) + 1):
-            records.append(synthetic_record(rng, election, f"b{len(records) + 1:06d}", batch=batch,
-                                            position=pos, vote_type=vote_type))
+            records.append(
+                synthetic_record(
+                    rng, election, f"b{len(records) + 1:06d}", batch=batch, position=pos, vote_type=vote_type
+                )
+            )
     return records
 
 
-def make_record(election: Election, ballot_id: str, choices: dict, *, style_id: str, precinct_id: str,
-                vote_type: str = "election_day", batch: str = "batch-1", position: int = 1,
-                write_ins: dict | None = None, status: str = "counted", modified: dict | None = None,
-                straight_party: str | None = None, images: tuple = (), tabulator: str = "1") -> BallotRecord:
+def make_record(
+    election: Election,
+    ballot_id: str,
+    choices: dict,
+    *,
+    style_id: str,
+    precinct_id: str,
+    vote_type: str = "election_day",
+    batch: str = "batch-1",
+    position: int = 1,
+    write_ins: dict | None = None,
+    status: str = "counted",
+    modified: dict | None = None,
+    straight_party: str | None = None,
+    images: tuple = (),
+    tabulator: str = "1",
+) -> BallotRecord:
     """A record whose votes are spelled out: ``choices[contest_id]`` is a tuple of option ids or ``"overvote"``.
 
     Contests of the style missing from ``choices`` are blank. Marks agree with
@@ -126,26 +162,51 @@ def make_record(election: Election, ballot_id: str, choices: dict, *, style_id: 
                 cv = ContestVotes(cid, "overvote", (), contest.vote_for, 0)
             else:
                 marked = list(want)
-                status_ = ("blank" if not marked
-                           else "write_in_pending" if any(m.startswith("write-in") for m in marked)
-                           else "valid" if len(marked) == contest.vote_for else "undervote")
+                status_ = (
+                    "blank"
+                    if not marked
+                    else "write_in_pending"
+                    if any(m.startswith("write-in") for m in marked)
+                    else "valid"
+                    if len(marked) == contest.vote_for
+                    else "undervote"
+                )
                 cv = ContestVotes(cid, status_, tuple(marked), 0, contest.vote_for - len(marked))
             contests.append(cv)
-            marks[cid] = {i: OptionMark("marked" if i in marked else "unmarked",
-                                        score=0.6 if i in marked else 0.01,
-                                        write_in_ink=i in marked and i.startswith("write-in")) for i in ids}
+            marks[cid] = {
+                i: OptionMark(
+                    "marked" if i in marked else "unmarked",
+                    score=0.6 if i in marked else 0.01,
+                    write_in_ink=i in marked and i.startswith("write-in"),
+                )
+                for i in ids
+            }
         if election.straight_party:
-            marks[STRAIGHT_PARTY_CONTEST_ID] = {p.id: OptionMark("marked" if p.id == straight_party else "unmarked",
-                                                                 score=0.5 if p.id == straight_party else 0.0)
-                                                for p in election.straight_party_contest.options}
+            marks[STRAIGHT_PARTY_CONTEST_ID] = {
+                p.id: OptionMark(
+                    "marked" if p.id == straight_party else "unmarked", score=0.5 if p.id == straight_party else 0.0
+                )
+                for p in election.straight_party_contest.options
+            }
         blank = all(not c.selections and not c.overvotes for c in contests)
-        return BallotVotes(ballot_id, style_id, tuple(contests), precinct_id, straight_party=straight_party,
-                           blank=blank), marks
+        return BallotVotes(
+            ballot_id, style_id, tuple(contests), precinct_id, straight_party=straight_party, blank=blank
+        ), marks
 
     interpreted, marks = votes(choices)
     decided = votes({**choices, **modified})[0] if modified is not None else None
-    return BallotRecord(ballot_id=ballot_id, batch=batch, position=position, vote_type=vote_type,
-                        precinct_id=precinct_id, style_id=style_id,
-                        marks=BallotMarks(ballot_id, style_id, marks, precinct_id),
-                        interpreted=interpreted, modified=decided, images=tuple(images),
-                        write_ins=dict(write_ins or {}), status=status, tabulator=tabulator)
+    return BallotRecord(
+        ballot_id=ballot_id,
+        batch=batch,
+        position=position,
+        vote_type=vote_type,
+        precinct_id=precinct_id,
+        style_id=style_id,
+        marks=BallotMarks(ballot_id, style_id, marks, precinct_id),
+        interpreted=interpreted,
+        modified=decided,
+        images=tuple(images),
+        write_ins=dict(write_ins or {}),
+        status=status,
+        tabulator=tabulator,
+    )

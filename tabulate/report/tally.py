@@ -51,8 +51,7 @@ class WriteInCounts:
         merged = dict(self.resolved)
         for cand, n in other.resolved:
             merged[cand] = merged.get(cand, 0) + n
-        return WriteInCounts(self.pending + other.pending, self.not_counted + other.not_counted,
-                             tuple(merged.items()))
+        return WriteInCounts(self.pending + other.pending, self.not_counted + other.not_counted, tuple(merged.items()))
 
 
 @dataclass(frozen=True)
@@ -86,8 +85,10 @@ class ContestCounts:
         if [o for o, _ in self.votes] != [o for o, _ in other.votes]:
             raise ValueError("cannot add counts of different contests")
         return ContestCounts(
-            self.ballots_cast + other.ballots_cast, self.blank_ballots + other.blank_ballots,
-            self.overvotes + other.overvotes, self.undervotes + other.undervotes,
+            self.ballots_cast + other.ballots_cast,
+            self.blank_ballots + other.blank_ballots,
+            self.overvotes + other.overvotes,
+            self.undervotes + other.undervotes,
             tuple((o, a + b) for (o, a), (_, b) in zip(self.votes, other.votes)),
             self.write_ins + other.write_ins,
         )
@@ -95,8 +96,14 @@ class ContestCounts:
 
 def zero_counts(contest: Contest) -> ContestCounts:
     """The counts of a contest before any ballot: zeros for every option and declared write-in."""
-    return ContestCounts(0, 0, 0, 0, tuple((o.id, 0) for o in contest.options),
-                         WriteInCounts(resolved=tuple((w.id, 0) for w in contest.declared_write_ins)))
+    return ContestCounts(
+        0,
+        0,
+        0,
+        0,
+        tuple((o.id, 0) for o in contest.options),
+        WriteInCounts(resolved=tuple((w.id, 0) for w in contest.declared_write_ins)),
+    )
 
 
 @dataclass(frozen=True)
@@ -140,8 +147,9 @@ class BallotCounts:
     awaiting_review: int = 0
 
     def __add__(self, other: BallotCounts) -> BallotCounts:
-        return BallotCounts(self.counted + other.counted, self.blank + other.blank,
-                            self.awaiting_review + other.awaiting_review)
+        return BallotCounts(
+            self.counted + other.counted, self.blank + other.blank, self.awaiting_review + other.awaiting_review
+        )
 
 
 @dataclass(frozen=True)
@@ -185,10 +193,16 @@ class _Cell:
 
     def freeze(self, contest: Contest) -> ContestCounts:
         return ContestCounts(
-            self.ballots, self.blank, self.over, self.under,
+            self.ballots,
+            self.blank,
+            self.over,
+            self.under,
             tuple((o.id, self.votes.get(o.id, 0)) for o in contest.options),
-            WriteInCounts(self.pending, self.not_counted,
-                          tuple((w.id, self.resolved.get(w.id, 0)) for w in contest.declared_write_ins)),
+            WriteInCounts(
+                self.pending,
+                self.not_counted,
+                tuple((w.id, self.resolved.get(w.id, 0)) for w in contest.declared_write_ins),
+            ),
         )
 
 
@@ -199,8 +213,9 @@ class ElectionIndex:
         self.election = election
         self.contests = {c.id: c for c in election.contests}
         self.options = {c.id: frozenset(o.id for o in c.options) for c in election.contests}
-        self.write_in_lines = {c.id: frozenset(o.id for o in c.options if o.kind == "write_in")
-                               for c in election.contests}
+        self.write_in_lines = {
+            c.id: frozenset(o.id for o in c.options if o.kind == "write_in") for c in election.contests
+        }
         self.declared = {c.id: frozenset(w.id for w in c.declared_write_ins) for c in election.contests}
         self.styles = {s.id: s for s in election.ballot_styles}
         self.style_contests = {s.id: tuple(self.contests[c] for c in s.contests) for s in election.ballot_styles}
@@ -218,11 +233,13 @@ def _check_contest_votes(record: BallotRecord, contest: Contest, options: frozen
     if len(cv.selections) + cv.overvotes + cv.undervotes != contest.vote_for or min(cv.overvotes, cv.undervotes) < 0:
         raise ReportError(
             f"{where}: {len(cv.selections)} selections + {cv.overvotes} overvotes + {cv.undervotes} undervotes "
-            f"!= vote for {contest.vote_for}")
+            f"!= vote for {contest.vote_for}"
+        )
 
 
-def check_record(election: Election, record: BallotRecord,
-                 index: ElectionIndex | None = None) -> dict[str, ContestVotes]:
+def check_record(
+    election: Election, record: BallotRecord, index: ElectionIndex | None = None
+) -> dict[str, ContestVotes]:
     """Raise `ReportError` unless the record fits the election (style, precinct, contests, write-ins).
 
     Returns the effective votes of the record's contests by contest id.
@@ -237,8 +254,9 @@ def check_record(election: Election, record: BallotRecord,
     for contest in ix.style_contests[record.style_id]:
         cv = by_id.get(contest.id)
         if cv is None:
-            raise ReportError(f"{where}: the votes have no outcome for contest {contest.id!r} "
-                              f"of style {record.style_id!r}")
+            raise ReportError(
+                f"{where}: the votes have no outcome for contest {contest.id!r} of style {record.style_id!r}"
+            )
         _check_contest_votes(record, contest, ix.options[contest.id], cv)
     for (cid, oid), cand in record.write_ins.items():
         if cand is None:
@@ -246,8 +264,9 @@ def check_record(election: Election, record: BallotRecord,
         if cid not in ix.declared:
             raise ReportError(f"{where}: write-in resolved for unknown contest {cid!r}")
         if cand not in ix.declared[cid]:
-            raise ReportError(f"{where}: write-in {cid}/{oid} resolved to {cand!r}, "
-                              f"not a declared write-in candidate of the contest")
+            raise ReportError(
+                f"{where}: write-in {cid}/{oid} resolved to {cand!r}, not a declared write-in candidate of the contest"
+            )
     return by_id
 
 
@@ -308,10 +327,19 @@ def tally_records(election: Election, records: Iterable[BallotRecord]) -> Tally:
                     else:
                         cell.resolved[r.write_ins[key]] += 1
     contests = tuple(
-        ContestTally(c, tuple((p, v, cells[(c.id, p, v)].freeze(c)) if (c.id, p, v) in cells else (p, v, zero_counts(c))
-                              for p in contest_precincts(election, c.id) for v in VOTE_TYPES))
+        ContestTally(
+            c,
+            tuple(
+                (p, v, cells[(c.id, p, v)].freeze(c)) if (c.id, p, v) in cells else (p, v, zero_counts(c))
+                for p in contest_precincts(election, c.id)
+                for v in VOTE_TYPES
+            ),
+        )
         for c in election.contests
     )
-    ballots = tuple((p.id, v, BallotCounts(*sheets[(p.id, v)]) if (p.id, v) in sheets else BallotCounts())
-                    for p in election.precincts for v in VOTE_TYPES)
+    ballots = tuple(
+        (p.id, v, BallotCounts(*sheets[(p.id, v)]) if (p.id, v) in sheets else BallotCounts())
+        for p in election.precincts
+        for v in VOTE_TYPES
+    )
     return Tally(election, contests, ballots)

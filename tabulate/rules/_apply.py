@@ -59,8 +59,9 @@ def apply_rules(election: Election, marks: BallotMarks) -> BallotVotes:
     try:
         contests = election.style_contests(marks.style_id)
     except KeyError:
-        raise MarksError(f"ballot {marks.ballot_id!r}", [f"no ballot style {marks.style_id!r} in the election"]) \
-            from None
+        raise MarksError(
+            f"ballot {marks.ballot_id!r}", [f"no ballot style {marks.style_id!r} in the election"]
+        ) from None
     reasons: list[AdjudicationReason] = []
     party = None
     touched = False
@@ -82,14 +83,24 @@ def apply_rules(election: Election, marks: BallotMarks) -> BallotVotes:
         results.append(votes)
         reasons += contest_reasons
         if votes.undervotes:
-            reasons.append(AdjudicationReason("undervote", contest.id, None,
-                                              f"{votes.undervotes} of {contest.vote_for} vote(s) not used"))
+            reasons.append(
+                AdjudicationReason(
+                    "undervote", contest.id, None, f"{votes.undervotes} of {contest.vote_for} vote(s) not used"
+                )
+            )
     if not touched:
-        reasons.insert(0, AdjudicationReason("blank_ballot", None, None,
-                                             "no mark, light mark or write-in anywhere on the ballot"))
+        reasons.insert(
+            0, AdjudicationReason("blank_ballot", None, None, "no mark, light mark or write-in anywhere on the ballot")
+        )
     queued = set(election.adjudication.reasons)
     return BallotVotes(
-        ballot_id=marks.ballot_id, style_id=marks.style_id, contests=tuple(results),
-        precinct_id=marks.precinct_id, straight_party=party, reasons=tuple(reasons),
-        needs_review=any(r.code in queued for r in reasons), blank=not touched, fwab=marks.fwab,
+        ballot_id=marks.ballot_id,
+        style_id=marks.style_id,
+        contests=tuple(results),
+        precinct_id=marks.precinct_id,
+        straight_party=party,
+        reasons=tuple(reasons),
+        needs_review=any(r.code in queued for r in reasons),
+        blank=not touched,
+        fwab=marks.fwab,
     )

@@ -95,8 +95,9 @@ def read_contest(contest: Contest, marks: Mapping[str, OptionMark], *, fwab: boo
     return OwnSelections(contest, tuple(votes), tuple(write_ins), tuple(reasons), touched, fwab)
 
 
-def _option_reasons(contest: Contest, option: ContestOption, mark: OptionMark, ink: bool,
-                    fwab: bool) -> list[AdjudicationReason]:
+def _option_reasons(
+    contest: Contest, option: ContestOption, mark: OptionMark, ink: bool, fwab: bool
+) -> list[AdjudicationReason]:
     def reason(code: str, detail: str) -> AdjudicationReason:
         return AdjudicationReason(code, contest.id, option.id, detail)
 
@@ -109,21 +110,34 @@ def _option_reasons(contest: Contest, option: ContestOption, mark: OptionMark, i
     if option.kind == "write_in":
         counted = scanner_write_in(mark.scan, ink, fwab=fwab)
         if counted:
-            why = ("a name on a federal write-in absentee ballot counts without a marked target (31 KAR 5:011 §2)"
-                   if fwab and mark.scan != "marked" else "target marked and a name written")
+            why = (
+                "a name on a federal write-in absentee ballot counts without a marked target (31 KAR 5:011 §2)"
+                if fwab and mark.scan != "marked"
+                else "target marked and a name written"
+            )
             out.append(reason("marked_write_in", f"{why}: a person reads the name (31 KAR 6:030 §4)"))
         elif "marked" in (mark.scan, mark.hand) and not ink:
             # Filled (the scanner's reading) or circled, checked, crossed (a hand count's, §3(1)): either
             # way the voter chose the write-in line, and a person looks for the name the reader missed.
             how = "filled" if mark.scan == "marked" else "marked as a hand count reads it (circled, X, check)"
-            out.append(reason("marked_write_in", f"write-in target {how} but no name was seen in the write-in "
-                                                 "area: not a vote under §2(1)(b) unless a person finds a name"))
+            out.append(
+                reason(
+                    "marked_write_in",
+                    f"write-in target {how} but no name was seen in the write-in "
+                    "area: not a vote under §2(1)(b) unless a person finds a name",
+                )
+            )
         elif ink and mark.scan == "unmarked":
-            out.append(reason("unmarked_write_in", "a name is written but its target is not marked: not a vote "
-                                                   "under §2(1)(b)"))
+            out.append(
+                reason("unmarked_write_in", "a name is written but its target is not marked: not a vote under §2(1)(b)")
+            )
     if mark.hand is not None and _counts(option, mark.hand, ink, fwab) != _counts(option, mark.scan, ink, fwab):
-        out.append(reason("scan_hand_disagreement",
-                          f"the scanner reads {mark.scan!r}, a hand count (§3(1)) would read {mark.hand!r}"))
+        out.append(
+            reason(
+                "scan_hand_disagreement",
+                f"the scanner reads {mark.scan!r}, a hand count (§3(1)) would read {mark.hand!r}",
+            )
+        )
     return out
 
 
@@ -162,8 +176,10 @@ def overvote(own: OwnSelections) -> tuple[ContestVotes, AdjudicationReason]:
     chosen = ", ".join(f"{labels[v]} [{v}]" if v in own.write_ins else labels[v] for v in own.votes)
     detail = f"{len(own.votes)} selections where {contest.vote_for} allowed: {chosen}"
     if own.write_ins and named:
-        detail += ("; a named candidate and a write-in: an overvote unless the written name is a candidate the "
-                   "voter also marked (§2(2)(b) 'a different person')")
+        detail += (
+            "; a named candidate and a write-in: an overvote unless the written name is a candidate the "
+            "voter also marked (§2(2)(b) 'a different person')"
+        )
     reason = AdjudicationReason("overvote", contest.id, None, detail)
     votes = ContestVotes(contest.id, "overvote", (), overvotes=contest.vote_for, undervotes=0, clauses=cited)
     return votes, reason
@@ -182,8 +198,14 @@ def own_votes(own: OwnSelections, clauses: tuple[str, ...] = ()) -> ContestVotes
     if own.write_ins:
         cited += (K.SCANNER_WRITE_IN,) + ((K.FWAB,) if own.fwab else ())
     status = contest_status(own.votes, contest.vote_for, bool(own.write_ins))
-    return ContestVotes(contest.id, status, own.votes, overvotes=0,
-                        undervotes=contest.vote_for - len(own.votes), clauses=cited + clauses)
+    return ContestVotes(
+        contest.id,
+        status,
+        own.votes,
+        overvotes=0,
+        undervotes=contest.vote_for - len(own.votes),
+        clauses=cited + clauses,
+    )
 
 
 def decide_contest(own: OwnSelections) -> tuple[ContestVotes, list[AdjudicationReason]]:

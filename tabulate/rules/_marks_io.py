@@ -97,8 +97,9 @@ def _ballot(election: Election, b: Any, at: str, problems: list[Problem]) -> Bal
         for oid, value in options.items():
             oat = f"{cat}.{oid}"
             if contest is not None and oid not in option_kinds:
-                problems.append(Problem(oat, f"no option {oid!r} in contest {cid!r} "
-                                             f"(options: {', '.join(option_kinds)})"))
+                problems.append(
+                    Problem(oat, f"no option {oid!r} in contest {cid!r} (options: {', '.join(option_kinds)})")
+                )
                 continue
             mark = _mark(value, oat, problems, write_in=option_kinds.get(oid) == "write_in")
             if mark is not None:
@@ -145,8 +146,9 @@ def _mark(value: Any, at: str, problems: list[Problem], *, write_in: bool) -> Op
         problems.append(Problem(f"{at}.score", f"{score!r} is not a fill score between 0 and 1"))
     if len(problems) > before:
         return None
-    return OptionMark(scan=scan, hand=hand, write_in_ink=ink, score=None if score is None else float(score),
-                      write_in_name=name)
+    return OptionMark(
+        scan=scan, hand=hand, write_in_ink=ink, score=None if score is None else float(score), write_in_name=name
+    )
 
 
 def mark_to_json(mark: OptionMark) -> str | dict:
@@ -172,8 +174,5 @@ def marks_to_dict(marks: BallotMarks) -> dict:
         out["precinct"] = marks.precinct_id
     if marks.fwab:
         out["fwab"] = True
-    out["marks"] = {cid: {oid: mark_to_json(m) for oid, m in options.items()}
-                    for cid, options in marks.marks.items()}
+    out["marks"] = {cid: {oid: mark_to_json(m) for oid, m in options.items()} for cid, options in marks.marks.items()}
     return out
-
-

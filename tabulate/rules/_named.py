@@ -49,12 +49,21 @@ class NamedVotes:
 
 def _names(marks: BallotMarks, contest: Contest) -> dict[str, str]:
     lines = {o.id for o in contest.options if o.kind == "write_in"}
-    return {oid: m.write_in_name for oid, m in marks.marks.get(contest.id, {}).items()
-            if oid in lines and m.write_in_name and m.write_in_name.strip()}
+    return {
+        oid: m.write_in_name
+        for oid, m in marks.marks.get(contest.id, {}).items()
+        if oid in lines and m.write_in_name and m.write_in_name.strip()
+    }
 
 
-def _adjust(marks: dict[str, OptionMark], contest: Contest, own: tuple[str, ...],
-            decisions: dict[str, WriteInDecision], straight_party: str | None, fwab: bool) -> dict[str, str]:
+def _adjust(
+    marks: dict[str, OptionMark],
+    contest: Contest,
+    own: tuple[str, ...],
+    decisions: dict[str, WriteInDecision],
+    straight_party: str | None,
+    fwab: bool,
+) -> dict[str, str]:
     """Change ``marks`` where the law gives the vote to another option; return option id -> effect.
 
     ``own`` are the voter's own selections (before straight party and the overvote rule).
@@ -67,8 +76,7 @@ def _adjust(marks: dict[str, OptionMark], contest: Contest, own: tuple[str, ...]
             marks[oid] = OptionMark()
             marks[d.candidate_id] = OptionMark(scan="marked")
             effects[oid] = f"a vote for {d.candidate_id}, on the ballot ({K.FWAB})"
-        elif (d.outcome == "not_counted" and d.clause == K.ALREADY_ON_BALLOT and d.candidates
-              and d.candidates[0] in own):
+        elif d.outcome == "not_counted" and d.clause == K.ALREADY_ON_BALLOT and d.candidates and d.candidates[0] in own:
             marks[oid] = OptionMark()  # the same person as the mark beside it: not "a different person" (§2(2)(b))
             effects[oid] = f"not counted ({K.ALREADY_ON_BALLOT}); the mark for {d.candidates[0]} stands"
     not_counted = {oid for oid, d in decisions.items() if d.outcome == "not_counted" and oid not in effects}
@@ -105,13 +113,16 @@ def apply_write_in_names(election: Election, marks: BallotMarks) -> NamedVotes:
     changed_any = False
     for cv in votes.contests:
         contest = election.contest(cv.contest_id)
-        mine = {oid: resolve_write_in(name, contest, election, fwab=marks.fwab)
-                for oid, name in _names(marks, contest).items()}
+        mine = {
+            oid: resolve_write_in(name, contest, election, fwab=marks.fwab)
+            for oid, name in _names(marks, contest).items()
+        }
         decisions.update({(contest.id, oid): d for oid, d in mine.items()})
         own = read_contest(contest, marks.marks.get(contest.id, {}), fwab=marks.fwab)
         counted = {oid: d for oid, d in mine.items() if oid in own.write_ins}
-        changed = _adjust(adjusted.setdefault(contest.id, {}), contest, own.votes, counted, votes.straight_party,
-                          marks.fwab)
+        changed = _adjust(
+            adjusted.setdefault(contest.id, {}), contest, own.votes, counted, votes.straight_party, marks.fwab
+        )
         effects.update({(contest.id, oid): e for oid, e in changed.items()})
         changed_any |= bool(changed)
         for oid in mine:
@@ -122,8 +133,13 @@ def apply_write_in_names(election: Election, marks: BallotMarks) -> NamedVotes:
     return _fold(election, marks, votes, decisions, effects)
 
 
-def _fold(election: Election, marks: BallotMarks, votes: BallotVotes,
-          decisions: dict[tuple[str, str], WriteInDecision], effects: dict[tuple[str, str], str]) -> NamedVotes:
+def _fold(
+    election: Election,
+    marks: BallotMarks,
+    votes: BallotVotes,
+    decisions: dict[tuple[str, str], WriteInDecision],
+    effects: dict[tuple[str, str], str],
+) -> NamedVotes:
     write_ins: dict[tuple[str, str], str | None] = {}
     contests = []
     for cv in votes.contests:
@@ -141,24 +157,33 @@ def _fold(election: Election, marks: BallotMarks, votes: BallotVotes,
                 pending = True
                 continue
             write_ins[(cv.contest_id, s)] = d.candidate_id if d.outcome == "candidate" else None
-            effects.setdefault((cv.contest_id, s), f"a vote for {d.candidate_id}" if d.outcome == "candidate"
-                               else "not counted")
+            effects.setdefault(
+                (cv.contest_id, s), f"a vote for {d.candidate_id}" if d.outcome == "candidate" else "not counted"
+            )
             clauses += tuple(c for c in d.clauses if c not in clauses)
-        status = cv.status if cv.status == "overvote" else contest_status(cv.selections, _vote_for(election, cv),
-                                                                            pending)
+        status = (
+            cv.status if cv.status == "overvote" else contest_status(cv.selections, _vote_for(election, cv), pending)
+        )
         contests.append(replace(cv, status=status, clauses=clauses))
-    reasons = tuple(r for r in votes.reasons if not (r.code == "marked_write_in"
-                                                     and (r.contest_id, r.option_id) in write_ins))
+    reasons = tuple(
+        r for r in votes.reasons if not (r.code == "marked_write_in" and (r.contest_id, r.option_id) in write_ins)
+    )
     queued = set(election.adjudication.reasons)
-    votes = replace(votes, contests=tuple(contests), reasons=reasons,
-                    needs_review=any(r.code in queued for r in reasons))
+    votes = replace(
+        votes, contests=tuple(contests), reasons=reasons, needs_review=any(r.code in queued for r in reasons)
+    )
     overvoted = {cv.contest_id for cv in votes.contests if cv.status == "overvote"}
-    for (cid, oid) in decisions:
+    for cid, oid in decisions:
         if cid in overvoted:  # a named candidate and "the name of a different person": neither counts
-            effects.setdefault((cid, oid), f"part of an overvote: no option gets the vote ({K.CANDIDATE_PLUS_WRITE_IN})")
-    named = tuple(NamedWriteIn(cid, oid, _names(marks, election.contest(cid))[oid], d,
-                               effects.get((cid, oid), "a person decides"))
-                  for (cid, oid), d in decisions.items())
+            effects.setdefault(
+                (cid, oid), f"part of an overvote: no option gets the vote ({K.CANDIDATE_PLUS_WRITE_IN})"
+            )
+    named = tuple(
+        NamedWriteIn(
+            cid, oid, _names(marks, election.contest(cid))[oid], d, effects.get((cid, oid), "a person decides")
+        )
+        for (cid, oid), d in decisions.items()
+    )
     return NamedVotes(votes, write_ins, named)
 
 

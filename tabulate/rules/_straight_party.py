@@ -11,8 +11,9 @@ from ._contest import OwnSelections, contest_status, overvote, own_votes, read_c
 from .types import AdjudicationReason, ContestVotes, OptionMark
 
 
-def straight_party_choice(election: Election, marks: Mapping[str, OptionMark]
-                          ) -> tuple[str | None, OwnSelections, list[AdjudicationReason]]:
+def straight_party_choice(
+    election: Election, marks: Mapping[str, OptionMark]
+) -> tuple[str | None, OwnSelections, list[AdjudicationReason]]:
     """The party a ballot votes straight, if any.
 
     31 KAR 6:030 Section 5(1): "if a voter designates a choice to vote a
@@ -36,10 +37,15 @@ def straight_party_choice(election: Election, marks: Mapping[str, OptionMark]
     own = read_contest(election.straight_party_contest, marks)
     reasons = list(own.reasons)
     if len(own.votes) > 1:
-        reasons.append(AdjudicationReason(
-            "overvote", STRAIGHT_PARTY_CONTEST_ID, None,
-            f"{len(own.votes)} straight-party targets marked ({', '.join(own.votes)}): no straight-party vote "
-            "is applied; the marks in each contest still count"))
+        reasons.append(
+            AdjudicationReason(
+                "overvote",
+                STRAIGHT_PARTY_CONTEST_ID,
+                None,
+                f"{len(own.votes)} straight-party targets marked ({', '.join(own.votes)}): no straight-party vote "
+                "is applied; the marks in each contest still count",
+            )
+        )
         return None, own, reasons
     return (own.votes[0] if own.votes else None), own, reasons
 
@@ -81,9 +87,15 @@ def apply_straight_party(own: OwnSelections, party: str) -> tuple[ContestVotes, 
         # valid general-election ballot never has): nothing to apply.
         return own_votes(own), list(own.reasons)
     status = contest_status(party_candidates, contest.vote_for, False)
-    votes = ContestVotes(contest.id, status, party_candidates, overvotes=0,
-                         undervotes=contest.vote_for - len(party_candidates), from_straight_party=True,
-                         clauses=(K.STRAIGHT_PARTY,))
+    votes = ContestVotes(
+        contest.id,
+        status,
+        party_candidates,
+        overvotes=0,
+        undervotes=contest.vote_for - len(party_candidates),
+        from_straight_party=True,
+        clauses=(K.STRAIGHT_PARTY,),
+    )
     return votes, list(_note_reasons(own, party_candidates))
 
 
@@ -93,10 +105,16 @@ def _note_reasons(own: OwnSelections, party_candidates: tuple[str, ...]) -> Iter
     fallback = ", ".join(names[c] for c in party_candidates) or "no one (the party has no candidate here)"
     for r in own.reasons:
         if r.code == "marked_write_in" and r.option_id in own.write_ins:
-            yield replace(r, detail=r.detail + f"; if the name is not an eligible write-in candidate, §5(1) gives "
-                                               f"this contest to the straight party: {fallback}")
+            yield replace(
+                r,
+                detail=r.detail + f"; if the name is not an eligible write-in candidate, §5(1) gives "
+                f"this contest to the straight party: {fallback}",
+            )
         elif not own.votes and r.option_id is not None:
-            yield replace(r, detail=r.detail + f"; the straight-party vote ({fallback}) counts in this contest "
-                                               "unless a person finds a vote of the voter's own")
+            yield replace(
+                r,
+                detail=r.detail + f"; the straight-party vote ({fallback}) counts in this contest "
+                "unless a person finds a vote of the voter's own",
+            )
         else:
             yield r

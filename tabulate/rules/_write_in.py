@@ -50,8 +50,13 @@ class _Filed:
     running_mate: bool = False
 
 
-def _decision(outcome: Outcome, clauses: tuple[str, ...], explanation: str, candidate_id: str | None = None,
-              candidates: tuple[str, ...] = ()) -> WriteInDecision:
+def _decision(
+    outcome: Outcome,
+    clauses: tuple[str, ...],
+    explanation: str,
+    candidate_id: str | None = None,
+    candidates: tuple[str, ...] = (),
+) -> WriteInDecision:
     return WriteInDecision(outcome, clauses[0], explanation, candidate_id, candidates, clauses)
 
 
@@ -82,8 +87,9 @@ def _slate_clause(contest: Contest) -> str:
     return clause
 
 
-def resolve_write_in(name: str, contest: Contest, election: Election | None = None, *, fwab: bool = False,
-                     sticker: bool = False) -> WriteInDecision:
+def resolve_write_in(
+    name: str, contest: Contest, election: Election | None = None, *, fwab: bool = False, sticker: bool = False
+) -> WriteInDecision:
     """Decide whose write-in vote a written name is, citing 31 KAR 6:030 Section 4.
 
     Parameters
@@ -116,9 +122,13 @@ def resolve_write_in(name: str, contest: Contest, election: Election | None = No
         d = _decision("not_counted", (K.WRITE_IN_VOTE, K.SCANNER_WRITE_IN), "no name is written in the write-in area")
     else:
         pool = _filed(contest)
-        d = (_exact(written, pool, contest, fwab) or _initials(written, pool)
-             or _by_surname(written, pool, contest, fwab) or _given_only(written, pool)
-             or _no_one(written, contest, election, fwab))
+        d = (
+            _exact(written, pool, contest, fwab)
+            or _initials(written, pool)
+            or _by_surname(written, pool, contest, fwab)
+            or _given_only(written, pool)
+            or _no_one(written, contest, election, fwab)
+        )
     return replace(d, written=written)
 
 
@@ -131,9 +141,13 @@ def _vote_for(entry: _Filed, clauses: tuple[str, ...], why: str, fwab: bool) -> 
     every choice, on-ballot candidates included.
     """
     if entry.on_ballot and not fwab:
-        return _decision("not_counted", (K.ALREADY_ON_BALLOT,) + clauses,
-                         f"{why}; {entry.name} is already on the ballot for this office, so a write-in for them "
-                         "is not counted (§4(2))", candidates=(entry.candidate_id,))
+        return _decision(
+            "not_counted",
+            (K.ALREADY_ON_BALLOT,) + clauses,
+            f"{why}; {entry.name} is already on the ballot for this office, so a write-in for them "
+            "is not counted (§4(2))",
+            candidates=(entry.candidate_id,),
+        )
     if entry.on_ballot:
         clauses += (K.FWAB,)
         why += "; on a federal write-in absentee ballot §4(2) is suspended (31 KAR 5:011 §2)"
@@ -149,8 +163,12 @@ def _exact(written: str, pool: list[_Filed], contest: Contest, fwab: bool) -> Wr
             if form.full == full:
                 hits.setdefault(entry.candidate_id, (entry, i))
     if len(hits) > 1:
-        return _decision("person_must_decide", (K.MISSPELLING,),
-                         "more than one filed candidate has this exact name", candidates=tuple(hits))
+        return _decision(
+            "person_must_decide",
+            (K.MISSPELLING,),
+            "more than one filed candidate has this exact name",
+            candidates=tuple(hits),
+        )
     if not hits:
         return None
     entry, i = next(iter(hits.values()))
@@ -234,8 +252,12 @@ def _by_surname(written: str, pool: list[_Filed], contest: Contest, fwab: bool) 
     ids = tuple(hits)
     surnames = {e.forms[i].surname for es in hits.values() for e, i in es}
     if fuzzy and len(surnames) > 1:
-        return _decision("person_must_decide", (K.MISSPELLING,),
-                         f"{person.surname!r} could be a misspelling of more than one filed surname", candidates=ids)
+        return _decision(
+            "person_must_decide",
+            (K.MISSPELLING,),
+            f"{person.surname!r} could be a misspelling of more than one filed surname",
+            candidates=ids,
+        )
     if not person.given:
         return _surname_only(person, hits, fuzzy, contest, fwab)
     return _with_other_names(person, hits, fuzzy, contest, fwab)
@@ -244,27 +266,37 @@ def _by_surname(written: str, pool: list[_Filed], contest: Contest, fwab: bool) 
 def _surname_only(person: PersonName, hits: _Hits, fuzzy: bool, contest: Contest, fwab: bool) -> WriteInDecision:
     ids = tuple(hits)
     if len(ids) > 1:
-        return _decision("not_counted", (K.SURNAME,) + ((K.MISSPELLING,) if fuzzy else ()),
-                         f"more than one filed candidate for this office has the surname {person.surname!r}"
-                         + (" (misspelt)" if fuzzy else "") + ": the surname alone is not a vote (§4(5))",
-                         candidates=ids)
+        return _decision(
+            "not_counted",
+            (K.SURNAME,) + ((K.MISSPELLING,) if fuzzy else ()),
+            f"more than one filed candidate for this office has the surname {person.surname!r}"
+            + (" (misspelt)" if fuzzy else "")
+            + ": the surname alone is not a vote (§4(5))",
+            candidates=ids,
+        )
     entries = hits[ids[0]]
     entry = entries[0][0]
     slate = all(e.running_mate for e, _ in entries)
     clauses = ((K.MISSPELLING,) if fuzzy else ()) + ((_slate_clause(contest),) if slate else (K.SURNAME,))
-    why = (f"the surname of {entry.name}" + (", running mate on the slate" if slate else "")
-           + (" (a minor misspelling)" if fuzzy else "") + ", the only filed candidate with it")
+    why = (
+        f"the surname of {entry.name}"
+        + (", running mate on the slate" if slate else "")
+        + (" (a minor misspelling)" if fuzzy else "")
+        + ", the only filed candidate with it"
+    )
     return _vote_for(entry, clauses, why, fwab)
 
 
 def _given_fit(written: tuple[str, ...], filed: tuple[str, ...]) -> int:
     """2: the written given names are the filed ones (in order, first one kept, some left out); 1: with a
     minor misspelling; 0: not the filed names. An initial must match exactly."""
+
     def fits(tolerant: bool) -> bool:
         j = 0
         for k, w in enumerate(written):
-            while j < len(filed) and not (w == filed[j] or (tolerant and len(w) > 1 and len(filed[j]) > 1
-                                                          and close(w, filed[j]))):
+            while j < len(filed) and not (
+                w == filed[j] or (tolerant and len(w) > 1 and len(filed[j]) > 1 and close(w, filed[j]))
+            ):
                 if k == 0:
                     return False  # the first name written must be the first name filed
                 j += 1
@@ -298,28 +330,43 @@ def _with_other_names(person: PersonName, hits: _Hits, fuzzy: bool, contest: Con
             fit[cid] = best
     chosen = [cid for cid, f in fit.items() if f[0] == 2] or list(fit)
     if len(chosen) > 1:
-        return _decision("person_must_decide", (K.MISSPELLING,), "the name fits more than one filed candidate",
-                         candidates=tuple(chosen))
+        return _decision(
+            "person_must_decide",
+            (K.MISSPELLING,),
+            "the name fits more than one filed candidate",
+            candidates=tuple(chosen),
+        )
     if chosen:
         level, entry, i = fit[chosen[0]]
         slip = fuzzy or level == 1
         base = _slate_clause(contest) if entry.running_mate else K.OTHER_NAME
         filed_as = " ".join(entry.forms[i].given + (entry.forms[i].surname,))
-        return _vote_for(entry, ((K.MISSPELLING,) if slip else ()) + (base,),
-                         f"the name filed as {filed_as!r} by {entry.name}" + (" (a minor misspelling)" if slip else ""),
-                         fwab)
+        return _vote_for(
+            entry,
+            ((K.MISSPELLING,) if slip else ()) + (base,),
+            f"the name filed as {filed_as!r} by {entry.name}" + (" (a minor misspelling)" if slip else ""),
+            fwab,
+        )
     if fwab:
         return _fwab_other_names(person, hits)
     ids = tuple(hits)
     filed_entries = list(dict.fromkeys(entry for es in hits.values() for entry, _ in es))
     if all(e.on_ballot for e in filed_entries):
-        return _decision("not_counted", (K.ALREADY_ON_BALLOT, K.OTHER_NAME),
-                         "the surname is that of a candidate already on the ballot for this office (§4(2))",
-                         candidates=ids)
-    filed = "; ".join(f"{e.name}: " + ", ".join(repr(f.full) for f in e.forms) for e in filed_entries if not e.on_ballot)
-    return _decision("not_counted", (K.OTHER_NAME,),
-                     f"the other name written with the surname is not among the filed variations ({filed}) (§4(9))",
-                     candidates=ids)
+        return _decision(
+            "not_counted",
+            (K.ALREADY_ON_BALLOT, K.OTHER_NAME),
+            "the surname is that of a candidate already on the ballot for this office (§4(2))",
+            candidates=ids,
+        )
+    filed = "; ".join(
+        f"{e.name}: " + ", ".join(repr(f.full) for f in e.forms) for e in filed_entries if not e.on_ballot
+    )
+    return _decision(
+        "not_counted",
+        (K.OTHER_NAME,),
+        f"the other name written with the surname is not among the filed variations ({filed}) (§4(9))",
+        candidates=ids,
+    )
 
 
 def _fwab_other_names(person: PersonName, hits: _Hits) -> WriteInDecision:
@@ -331,22 +378,33 @@ def _fwab_other_names(person: PersonName, hits: _Hits) -> WriteInDecision:
     """
     initial = person.given[0][0]
     ids = tuple(hits)
-    alike = tuple(cid for cid, es in hits.items()
-                  if any(g.startswith(initial) for e, i in es for f in e.forms for g in f.given))
+    alike = tuple(
+        cid for cid, es in hits.items() if any(g.startswith(initial) for e, i in es for f in e.forms for g in f.given)
+    )
     if len(ids) == 1 and alike:
         entry = hits[ids[0]][0][0]
         clauses = (K.SURNAME, K.FWAB)
-        why = (f"the surname of {entry.name}, the only filed candidate with it; on a federal write-in absentee "
-               "ballot the other names need not be filed variations (31 KAR 5:011 §2 suspends §4(9))")
+        why = (
+            f"the surname of {entry.name}, the only filed candidate with it; on a federal write-in absentee "
+            "ballot the other names need not be filed variations (31 KAR 5:011 §2 suspends §4(9))"
+        )
         return _decision("candidate", clauses, why, entry.candidate_id, ids)
     if len(ids) == 1:
-        return _decision("person_must_decide", (K.FWAB, K.SURNAME),
-                         f"the surname is that of {hits[ids[0]][0][0].name}, but {' '.join(person.given)!r} looks "
-                         "like none of their filed names", candidates=ids)
-    return _decision("person_must_decide", (K.FWAB, K.SURNAME),
-                     f"more than one filed candidate has the surname {person.surname!r}; on a federal write-in "
-                     f"absentee ballot the given name {' '.join(person.given)!r} need not be a filed variation and "
-                     "may show which one is meant", candidates=alike or ids)
+        return _decision(
+            "person_must_decide",
+            (K.FWAB, K.SURNAME),
+            f"the surname is that of {hits[ids[0]][0][0].name}, but {' '.join(person.given)!r} looks "
+            "like none of their filed names",
+            candidates=ids,
+        )
+    return _decision(
+        "person_must_decide",
+        (K.FWAB, K.SURNAME),
+        f"more than one filed candidate has the surname {person.surname!r}; on a federal write-in "
+        f"absentee ballot the given name {' '.join(person.given)!r} need not be a filed variation and "
+        "may show which one is meant",
+        candidates=alike or ids,
+    )
 
 
 def _given_only(written: str, pool: list[_Filed]) -> WriteInDecision | None:
@@ -375,17 +433,25 @@ def _given_only(written: str, pool: list[_Filed]) -> WriteInDecision | None:
 
     first = who(lambda e: w in e.forms[0].given)
     if first:
-        return _decision("not_counted", (K.FIRST_NAME,), f"only a first name ({w!r}) is written (§4(6))",
-                         candidates=first)
-    nick = who(lambda e: any(w in f.given for f in e.forms[1:])
-               or any(len(g) >= 3 and len(w) >= 3 and g[:3] == w[:3] for f in e.forms for g in f.given))
+        return _decision(
+            "not_counted", (K.FIRST_NAME,), f"only a first name ({w!r}) is written (§4(6))", candidates=first
+        )
+    nick = who(
+        lambda e: (
+            any(w in f.given for f in e.forms[1:])
+            or any(len(g) >= 3 and len(w) >= 3 and g[:3] == w[:3] for f in e.forms for g in f.given)
+        )
+    )
     if nick:
-        return _decision("not_counted", (K.NICKNAME,), f"only a nickname ({w!r}) is written (§4(8))",
-                         candidates=nick)
+        return _decision("not_counted", (K.NICKNAME,), f"only a nickname ({w!r}) is written (§4(8))", candidates=nick)
     slip = who(lambda e: any(len(g) > 1 and close(w, g) for g in e.forms[0].given))
     if slip:
-        return _decision("not_counted", (K.FIRST_NAME, K.MISSPELLING),
-                         f"only a first name ({w!r}, misspelt) is written (§4(6))", candidates=slip)
+        return _decision(
+            "not_counted",
+            (K.FIRST_NAME, K.MISSPELLING),
+            f"only a first name ({w!r}, misspelt) is written (§4(6))",
+            candidates=slip,
+        )
     return None
 
 
@@ -400,9 +466,15 @@ def _no_one(written: str, contest: Contest, election: Election | None, fwab: boo
                 elsewhere = f"; {written!r} is a candidate for {other.title}, not for this office"
                 break
     if fwab:
-        return _decision("person_must_decide", (K.FWAB, K.ELIGIBLE_ONLY),
-                         f"the name is of no filed candidate for this office{elsewhere}; on a federal write-in "
-                         "absentee ballot §4(1) is suspended (31 KAR 5:011 §2), so the board decides how to "
-                         "record it")
-    return _decision("not_counted", (K.ELIGIBLE_ONLY,),
-                     f"the name is of no eligible write-in candidate for this office{elsewhere} (§4(1))")
+        return _decision(
+            "person_must_decide",
+            (K.FWAB, K.ELIGIBLE_ONLY),
+            f"the name is of no filed candidate for this office{elsewhere}; on a federal write-in "
+            "absentee ballot §4(1) is suspended (31 KAR 5:011 §2), so the board decides how to "
+            "record it",
+        )
+    return _decision(
+        "not_counted",
+        (K.ELIGIBLE_ONLY,),
+        f"the name is of no eligible write-in candidate for this office{elsewhere} (§4(1))",
+    )

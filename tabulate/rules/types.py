@@ -8,6 +8,12 @@ from ..core.marks import MARK_CLASSES, BallotMarks, MarkClass, OptionMark
 from ..core.votes import AdjudicationReason, BallotVotes, ContestStatus, ContestVotes
 
 __all__ = [
-    "MARK_CLASSES", "AdjudicationReason", "BallotMarks", "BallotVotes", "ContestStatus", "ContestVotes",
-    "MarkClass", "OptionMark",
+    "MARK_CLASSES",
+    "AdjudicationReason",
+    "BallotMarks",
+    "BallotVotes",
+    "ContestStatus",
+    "ContestVotes",
+    "MarkClass",
+    "OptionMark",
 ]

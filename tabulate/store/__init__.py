@@ -49,7 +49,23 @@ def open_store(location: str | Path, *, create: bool = True) -> Store:
 
 
 __all__ = [
-    "DUPLICATE_SHEET", "LIVE_STATUSES", "PAGE_ALREADY_SCANNED", "SHEET_STATUSES", "Batch", "BatchCounts",
-    "BatchMismatchError", "ElectionMismatchError", "Event", "PageImage", "Recorded", "SheetOutcome",
-    "SheetReason", "Store", "StoreError", "StoredSheet", "is_postgres_url", "open_store", "sheet_identity",
+    "DUPLICATE_SHEET",
+    "LIVE_STATUSES",
+    "PAGE_ALREADY_SCANNED",
+    "SHEET_STATUSES",
+    "Batch",
+    "BatchCounts",
+    "BatchMismatchError",
+    "ElectionMismatchError",
+    "Event",
+    "PageImage",
+    "Recorded",
+    "SheetOutcome",
+    "SheetReason",
+    "Store",
+    "StoreError",
+    "StoredSheet",
+    "is_postgres_url",
+    "open_store",
+    "sheet_identity",
 ]

@@ -176,8 +176,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 def schema_version(db: sqlite3.Connection) -> int:
     """The store's schema version (0 for an empty database)."""
-    has_table = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchone()
+    has_table = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchone()
     if not has_table:
         return 0
     row = db.execute("SELECT version FROM schema_version").fetchone()
@@ -194,8 +193,9 @@ def migrate(db: sqlite3.Connection) -> int:
     """
     current = schema_version(db)
     if current > SCHEMA_VERSION:
-        raise ValueError(f"its schema version is {current}; this tabulate knows versions up to "
-                         f"{SCHEMA_VERSION} (upgrade tabulate)")
+        raise ValueError(
+            f"its schema version is {current}; this tabulate knows versions up to {SCHEMA_VERSION} (upgrade tabulate)"
+        )
     for version in range(current, SCHEMA_VERSION):
         db.execute("BEGIN IMMEDIATE")
         try:

@@ -30,6 +30,7 @@ class JournalMixin:
     _SHEET_COLS: str
 
     if TYPE_CHECKING:
+
         @staticmethod
         def _batch(row: Any) -> Batch: ...
 
@@ -39,9 +40,17 @@ class JournalMixin:
 
         def _transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
-    def _append_event(self, db, kind: str, *, actor: str | None = None, batch_id: int | None = None,
-                      sheet_id: int | None = None, data: Mapping | None = None,
-                      facts: Mapping[str, str] | None = None) -> _journal.JournalEntry:
+    def _append_event(
+        self,
+        db,
+        kind: str,
+        *,
+        actor: str | None = None,
+        batch_id: int | None = None,
+        sheet_id: int | None = None,
+        data: Mapping | None = None,
+        facts: Mapping[str, str] | None = None,
+    ) -> _journal.JournalEntry:
         data = dict(data or {})
         if batch_id is not None:
             data.setdefault("batch_id", batch_id)
@@ -54,8 +63,9 @@ class JournalMixin:
     def _evidence_sha256(self, db, sheet_ids: Sequence[int]) -> dict[int, str | None]:
         marks_ = ",".join("?" * len(sheet_ids))
         out: dict[int, str | None] = {}
-        for sid, blob in db.execute(f"SELECT sheet_id, evidence FROM readings WHERE sheet_id IN ({marks_})",
-                                    list(sheet_ids)):
+        for sid, blob in db.execute(
+            f"SELECT sheet_id, evidence FROM readings WHERE sheet_id IN ({marks_})", list(sheet_ids)
+        ):
             try:
                 out[sid] = text_digest(zlib.decompress(blob).decode("utf-8")) if blob is not None else None
             except (zlib.error, UnicodeDecodeError, TypeError):
@@ -67,16 +77,24 @@ class JournalMixin:
         out: dict[str, str] = {}
         batches = {b.id: b for b in self.batches()}
         for start in range(0, len(sheet_ids), _CHUNK):
-            chunk = list(sheet_ids[start:start + _CHUNK])
-            rows = db.execute(f"SELECT {self._SHEET_COLS} FROM sheets WHERE id IN ({','.join('?' * len(chunk))})",
-                              chunk).fetchall()
+            chunk = list(sheet_ids[start : start + _CHUNK])
+            rows = db.execute(
+                f"SELECT {self._SHEET_COLS} FROM sheets WHERE id IN ({','.join('?' * len(chunk))})", chunk
+            ).fetchall()
             evidence = self._evidence_sha256(db, chunk)
             for sheet in self._assemble(rows, batches):
                 out[f"sheet:{sheet.id}"] = _journal.digest(sheet_fact(sheet, evidence.get(sheet.id)))
         return out
 
-    def log(self, kind: str, *, actor: str | None = None, batch_id: int | None = None,
-            sheet_id: int | None = None, data: Mapping | None = None) -> _journal.JournalEntry:
+    def log(
+        self,
+        kind: str,
+        *,
+        actor: str | None = None,
+        batch_id: int | None = None,
+        sheet_id: int | None = None,
+        data: Mapping | None = None,
+    ) -> _journal.JournalEntry:
         with self._transaction() as db:
             return self._append_event(db, kind, actor=actor, batch_id=batch_id, sheet_id=sheet_id, data=data)
 
@@ -136,6 +154,9 @@ class JournalMixin:
         with self._transaction() as db:
             last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
             facts = dict(self.facts())
-            _journal.append(db, "journal_started", data={
-                "legacy_events": last[0] if last else 0, "legacy_events_head": last[1] if last else None},
-                facts=facts)
+            _journal.append(
+                db,
+                "journal_started",
+                data={"legacy_events": last[0] if last else 0, "legacy_events_head": last[1] if last else None},
+                facts=facts,
+            )

@@ -213,8 +213,15 @@ class Store(Protocol):
         """Tie a new store to ``election``; raise `ElectionMismatchError` if it holds another."""
 
     # -- batches --------------------------------------------------------------------
-    def open_batch(self, name: str, vote_type: str, *, precinct_id: str | None = None,
-                   operator: str | None = None, tabulator: str = "1") -> Batch:
+    def open_batch(
+        self,
+        name: str,
+        vote_type: str,
+        *,
+        precinct_id: str | None = None,
+        operator: str | None = None,
+        tabulator: str = "1",
+    ) -> Batch:
         """Create a batch, or return it unchanged to resume it (`BatchMismatchError` if it differs)."""
 
     def close_batch(self, batch_id: int) -> Batch:
@@ -245,13 +252,19 @@ class Store(Protocol):
     def evidence(self, sheet_id: int) -> dict | None:
         """The reader's evidence for one sheet (its `SheetReading.to_dict`), or None."""
 
-    def set_modified(self, sheet_id: int, votes: Sequence[ContestVotes], *, actor: str,
-                     note: str = "") -> None:
+    def set_modified(self, sheet_id: int, votes: Sequence[ContestVotes], *, actor: str, note: str = "") -> None:
         """Record adjudicated votes for some contests of a sheet and log who did it."""
 
     # -- the journal (tabulate.store.journal, docs/store.md) ----------------------------
-    def log(self, kind: str, *, actor: str | None = None, batch_id: int | None = None,
-            sheet_id: int | None = None, data: Mapping | None = None) -> JournalEntry:
+    def log(
+        self,
+        kind: str,
+        *,
+        actor: str | None = None,
+        batch_id: int | None = None,
+        sheet_id: int | None = None,
+        data: Mapping | None = None,
+    ) -> JournalEntry:
         """Append an entry that seals no row (an export, a note)."""
 
     def journal(self) -> Iterator[JournalEntry]:

@@ -75,8 +75,10 @@ class BatchLock:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _offset(self.batch_name))
         except OSError:
             os.close(fd)
-            raise BatchBusyError(f"batch {self.batch_name!r} is being scanned by another process right now; "
-                                 "wait for that scan to finish, or scan these sheets into another batch") from None
+            raise BatchBusyError(
+                f"batch {self.batch_name!r} is being scanned by another process right now; "
+                "wait for that scan to finish, or scan these sheets into another batch"
+            ) from None
         self._fd = fd
 
     def release(self) -> None:
@@ -111,8 +113,10 @@ class PgBatchLock:
         if self._held:
             return
         if not self._conn.execute("SELECT pg_try_advisory_lock(%s)", (self._key,)).fetchone()[0]:
-            raise BatchBusyError(f"batch {self.batch_name!r} is being scanned by another process right now; "
-                                 "wait for that scan to finish, or scan these sheets into another batch")
+            raise BatchBusyError(
+                f"batch {self.batch_name!r} is being scanned by another process right now; "
+                "wait for that scan to finish, or scan these sheets into another batch"
+            )
         self._held = True
 
     def release(self) -> None:

@@ -25,24 +25,40 @@ def sheet_fact(sheet: StoredSheet, evidence_sha256: str | None) -> dict[str, Any
     """A recorded sheet: its images, a digest of its reading, its votes (as read and as modified), its status."""
     v = sheet.interpreted
     return {
-        "batch": sheet.batch.id, "position": sheet.position, "identity": sheet.identity, "status": sheet.status,
-        "style": sheet.style_id, "precinct": sheet.precinct_id, "duplicate_of": sheet.duplicate_of,
+        "batch": sheet.batch.id,
+        "position": sheet.position,
+        "identity": sheet.identity,
+        "status": sheet.status,
+        "style": sheet.style_id,
+        "precinct": sheet.precinct_id,
+        "duplicate_of": sheet.duplicate_of,
         "recorded_at": sheet.recorded_at,
         "pages": [[p.source, p.sha256] for p in sheet.pages],
         "reasons": [[r.code, r.detail, r.contest_id, r.option_id] for r in sheet.reasons],
-        "reading": evidence_sha256, "marks": text_digest(sheet.marks),
-        "votes": None if v is None else {
-            "straight_party": v.straight_party, "blank": v.blank,
-            "contests": [contest_votes_to_dict(c) for c in v.contests]},
+        "reading": evidence_sha256,
+        "marks": text_digest(sheet.marks),
+        "votes": None
+        if v is None
+        else {
+            "straight_party": v.straight_party,
+            "blank": v.blank,
+            "contests": [contest_votes_to_dict(c) for c in v.contests],
+        },
         "modified": {cid: contest_votes_to_dict(c) for cid, c in sorted(sheet.modified.items())},
     }
 
 
 def batch_fact(batch: Batch) -> dict[str, Any]:
     """A batch: what it is and when it was opened and last closed."""
-    return {"name": batch.name, "vote_type": batch.vote_type, "precinct": batch.precinct_id,
-            "operator": batch.operator, "tabulator": batch.tabulator, "started_at": batch.started_at,
-            "ended_at": batch.ended_at}
+    return {
+        "name": batch.name,
+        "vote_type": batch.vote_type,
+        "precinct": batch.precinct_id,
+        "operator": batch.operator,
+        "tabulator": batch.tabulator,
+        "started_at": batch.started_at,
+        "ended_at": batch.ended_at,
+    }
 
 
 def election_fact(election_hash: str, title: str) -> dict[str, Any]:

@@ -66,11 +66,29 @@ def digest(value: Any) -> str:
     return hashlib.sha256(canonical_json(value)).hexdigest()
 
 
-def entry_hash(seq: int, at: str, kind: str, actor: str | None, sheet: str | None,
-               data: Mapping[str, Any], facts: Mapping[str, str], prev_hash: str) -> str:
+def entry_hash(
+    seq: int,
+    at: str,
+    kind: str,
+    actor: str | None,
+    sheet: str | None,
+    data: Mapping[str, Any],
+    facts: Mapping[str, str],
+    prev_hash: str,
+) -> str:
     """The hash of one entry chained to the previous entry's hash (the previous hash inside, under ``prev``)."""
-    return body_hash({"seq": seq, "at": at, "kind": kind, "actor": actor, "sheet": sheet,
-                      "data": data, "facts": facts, "prev": prev_hash})
+    return body_hash(
+        {
+            "seq": seq,
+            "at": at,
+            "kind": kind,
+            "actor": actor,
+            "sheet": sheet,
+            "data": data,
+            "facts": facts,
+            "prev": prev_hash,
+        }
+    )
 
 
 def now_utc() -> str:
@@ -81,8 +99,15 @@ def _text(value: Any) -> str:
     return canonical_text(value)
 
 
-def append(conn, kind: str, *, actor: str | None = None, sheet: str | int | None = None,
-           data: Mapping[str, Any] | None = None, facts: Mapping[str, str] | None = None) -> JournalEntry:
+def append(
+    conn,
+    kind: str,
+    *,
+    actor: str | None = None,
+    sheet: str | int | None = None,
+    data: Mapping[str, Any] | None = None,
+    facts: Mapping[str, str] | None = None,
+) -> JournalEntry:
     """Append one entry inside the caller's write transaction (the next ``seq`` depends on the last).
 
     ``data`` is normalised through canonical JSON first, so what is hashed is
@@ -95,8 +120,10 @@ def append(conn, kind: str, *, actor: str | None = None, sheet: str | int | None
     seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
     at = now_utc()
     h = entry_hash(seq, at, kind, actor, sheet, data, facts, prev)
-    conn.execute(f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                 (seq, at, kind, actor, sheet, _text(data), _text(facts), prev, h))
+    conn.execute(
+        f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (seq, at, kind, actor, sheet, _text(data), _text(facts), prev, h),
+    )
     return JournalEntry(seq, at, kind, actor, sheet, data, facts, prev, h)
 
 
@@ -117,8 +144,9 @@ def ensure_table(conn) -> None:
         conn.execute("COMMIT")
 
 
-def entries(conn, *, sheet: str | None = None, kind: str | None = None, limit: int | None = None,
-            newest_first: bool = False) -> Iterator[JournalEntry]:
+def entries(
+    conn, *, sheet: str | None = None, kind: str | None = None, limit: int | None = None, newest_first: bool = False
+) -> Iterator[JournalEntry]:
     """Entries in sequence order (or newest first), optionally for one sheet or one kind."""
     sql, where, args = f"SELECT {_COLUMNS} FROM journal", [], []
     if sheet is not None:
@@ -133,8 +161,9 @@ def entries(conn, *, sheet: str | None = None, kind: str | None = None, limit: i
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     for row in conn.execute(sql, args):
-        yield JournalEntry(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), json.loads(row[6]),
-                           row[7], row[8])
+        yield JournalEntry(
+            row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), json.loads(row[6]), row[7], row[8]
+        )
 
 
 def head(conn) -> tuple[int, str]:
@@ -186,9 +215,15 @@ def check_chain(rows: Iterable[tuple], *, from_head: str | None = None) -> Chain
         seen_head = seen_head or stored_hash == from_head
         prev, expected, last = stored_hash, seq + 1, (seq, stored_hash)
     if not seen_head:
-        return ChainCheck(False, count, last[0], last[1], last[0] + 1,
-                          f"the journal does not contain the published head {from_head[:16]}... "
-                          f"(truncated, or its tail rewritten; it now ends at entry {last[0]})")
+        return ChainCheck(
+            False,
+            count,
+            last[0],
+            last[1],
+            last[0] + 1,
+            f"the journal does not contain the published head {from_head[:16]}... "
+            f"(truncated, or its tail rewritten; it now ends at entry {last[0]})",
+        )
     return ChainCheck(True, count, last[0], last[1])
 
 
@@ -213,8 +248,9 @@ def _order(key: str):
     return (kind, int(ident) if ident.isdigit() else 0, ident)
 
 
-def first_broken_fact(bound: Mapping[str, tuple[str, int]], current: Mapping[str, str],
-                      prefixes: Iterable[str]) -> tuple[str, str] | None:
+def first_broken_fact(
+    bound: Mapping[str, tuple[str, int]], current: Mapping[str, str], prefixes: Iterable[str]
+) -> tuple[str, str] | None:
     """The first fact (by key) whose row differs from what the journal sealed, as ``(key, problem)``.
 
     Only keys starting with one of ``prefixes`` are compared, so each owner

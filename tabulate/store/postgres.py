@@ -138,8 +138,10 @@ def migrate(conn: PgConnection) -> int:
         row = raw.execute("SELECT version FROM schema_version").fetchone()
         current = int(row[0]) if row else 0
         if current > _pg_schema.SCHEMA_VERSION:
-            raise StoreError(f"its schema version is {current}; this tabulate knows versions up to "
-                             f"{_pg_schema.SCHEMA_VERSION} (upgrade tabulate)")
+            raise StoreError(
+                f"its schema version is {current}; this tabulate knows versions up to "
+                f"{_pg_schema.SCHEMA_VERSION} (upgrade tabulate)"
+            )
         for version in range(current, _pg_schema.SCHEMA_VERSION):
             raw.execute(_pg_schema.MIGRATIONS[version])
         raw.execute("DELETE FROM schema_version")

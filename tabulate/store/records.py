@@ -20,8 +20,12 @@ from .base import LIVE_STATUSES, Store, StoredSheet
 def _mark(value) -> OptionMark:
     if isinstance(value, str):
         return OptionMark(scan=value)
-    return OptionMark(scan=value.get("scan", "unmarked"), hand=value.get("hand"),
-                      write_in_ink=bool(value.get("write_in_ink", False)), score=value.get("score"))
+    return OptionMark(
+        scan=value.get("scan", "unmarked"),
+        hand=value.get("hand"),
+        write_in_ink=bool(value.get("write_in_ink", False)),
+        score=value.get("score"),
+    )
 
 
 def marks_from_json(text: str | None, ballot_id: str, style_id: str, precinct_id: str | None) -> BallotMarks:
@@ -40,8 +44,9 @@ def _modified(sheet: StoredSheet) -> BallotVotes | None:
         return None
     contests = tuple(sheet.modified.get(c.contest_id, c) for c in sheet.interpreted.contests)
     v = sheet.interpreted
-    return BallotVotes(v.ballot_id, v.style_id, contests, v.precinct_id, v.straight_party, v.reasons,
-                       needs_review=False, blank=v.blank)
+    return BallotVotes(
+        v.ballot_id, v.style_id, contests, v.precinct_id, v.straight_party, v.reasons, needs_review=False, blank=v.blank
+    )
 
 
 def to_record(sheet: StoredSheet) -> BallotRecord:

@@ -60,8 +60,11 @@ def _batch_differences(batch: Batch, **given) -> list[str]:
     """``"<what> <opened with>, this run <given>"`` for each detail a resumed batch would change."""
     names = {"vote_type": "vote type", "precinct_id": "precinct", "tabulator": "tabulator", "operator": "operator"}
     shown = lambda v: "none" if v is None else str(v)
-    return [f"{names[k]} {shown(getattr(batch, k))}, this run {shown(v)}"
-            for k, v in given.items() if getattr(batch, k) != v]
+    return [
+        f"{names[k]} {shown(getattr(batch, k))}, this run {shown(v)}"
+        for k, v in given.items()
+        if getattr(batch, k) != v
+    ]
 
 
 class SQLiteStore(JournalMixin):
@@ -121,14 +124,21 @@ class SQLiteStore(JournalMixin):
         with self._transaction() as db:
             row = db.execute("SELECT hash, title FROM election").fetchone()
             if row is None:
-                db.execute("INSERT INTO election (id, hash, title, definition, bound_at) VALUES (1, ?, ?, ?, ?)",
-                           (election.hash, election.title, canonical_json(canonical).decode("utf-8"), now_utc()))
-                self._append_event(db, "election_bound", data={"hash": election.hash, "title": election.title},
-                                   facts={"election": _journal.digest(election_fact(election.hash, election.title))})
+                db.execute(
+                    "INSERT INTO election (id, hash, title, definition, bound_at) VALUES (1, ?, ?, ?, ?)",
+                    (election.hash, election.title, canonical_json(canonical).decode("utf-8"), now_utc()),
+                )
+                self._append_event(
+                    db,
+                    "election_bound",
+                    data={"hash": election.hash, "title": election.title},
+                    facts={"election": _journal.digest(election_fact(election.hash, election.title))},
+                )
             elif row[0] != election.hash:
                 raise ElectionMismatchError(
                     f"{self.path} holds the election {row[1]!r} (hash {row[0][:12]}), not {election.title!r} "
-                    f"(hash {election.hash[:12]}); use a new --db for a different election")
+                    f"(hash {election.hash[:12]}); use a new --db for a different election"
+                )
 
     # -- batches --------------------------------------------------------------------------
     @staticmethod
@@ -137,41 +147,65 @@ class SQLiteStore(JournalMixin):
 
     _BATCH_COLS = "id, name, vote_type, precinct_id, operator, started_at, ended_at, tabulator"
 
-    def open_batch(self, name: str, vote_type: str, *, precinct_id: str | None = None,
-                   operator: str | None = None, tabulator: str = "1") -> Batch:
+    def open_batch(
+        self,
+        name: str,
+        vote_type: str,
+        *,
+        precinct_id: str | None = None,
+        operator: str | None = None,
+        tabulator: str = "1",
+    ) -> Batch:
         with self._transaction() as db:
             row = db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE name = ?", (name,)).fetchone()
             if row is not None:
                 batch = self._batch(row)
-                differences = _batch_differences(batch, vote_type=vote_type, precinct_id=precinct_id,
-                                                 tabulator=tabulator, operator=operator)
+                differences = _batch_differences(
+                    batch, vote_type=vote_type, precinct_id=precinct_id, tabulator=tabulator, operator=operator
+                )
                 if differences:
                     # Resuming keeps the batch's details: a run that says otherwise is a mistake
                     # (another tub under a reused name, a second station), never silently merged.
-                    raise BatchMismatchError(f"batch {name!r} was opened with {'; '.join(differences)}; "
-                                             "resume it with the same settings or use another batch name")
+                    raise BatchMismatchError(
+                        f"batch {name!r} was opened with {'; '.join(differences)}; "
+                        "resume it with the same settings or use another batch name"
+                    )
                 # ended_at says the last run went to the end; this one has not yet.
                 db.execute("UPDATE batches SET ended_at = NULL WHERE id = ?", (batch.id,))
-                self._append_event(db, "batch_resumed", actor=operator, batch_id=batch.id,
-                                   facts=self._batch_facts(db, batch.id))
+                self._append_event(
+                    db, "batch_resumed", actor=operator, batch_id=batch.id, facts=self._batch_facts(db, batch.id)
+                )
                 return replace(batch, ended_at=None)
-            cur = db.execute("INSERT INTO batches (name, vote_type, precinct_id, operator, started_at, tabulator) "
-                             "VALUES (?, ?, ?, ?, ?, ?)", (name, vote_type, precinct_id, operator, now_utc(), tabulator))
-            self._append_event(db, "batch_opened", actor=operator, batch_id=cur.lastrowid,
-                               data={"name": name, "vote_type": vote_type, "precinct_id": precinct_id,
-                                     "tabulator": tabulator}, facts=self._batch_facts(db, cur.lastrowid))
+            cur = db.execute(
+                "INSERT INTO batches (name, vote_type, precinct_id, operator, started_at, tabulator) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (name, vote_type, precinct_id, operator, now_utc(), tabulator),
+            )
+            self._append_event(
+                db,
+                "batch_opened",
+                actor=operator,
+                batch_id=cur.lastrowid,
+                data={"name": name, "vote_type": vote_type, "precinct_id": precinct_id, "tabulator": tabulator},
+                facts=self._batch_facts(db, cur.lastrowid),
+            )
             row = db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE id = ?", (cur.lastrowid,)).fetchone()
             return self._batch(row)
 
     def close_batch(self, batch_id: int) -> Batch:
         with self._transaction() as db:
             db.execute("UPDATE batches SET ended_at = ? WHERE id = ?", (now_utc(), batch_id))
-            counts = dict(db.execute("SELECT status, COUNT(*) FROM sheets WHERE batch_id = ? GROUP BY status",
-                                     (batch_id,)).fetchall())
-            self._append_event(db, "batch_closed", batch_id=batch_id, data={"sheets": counts},
-                               facts=self._batch_facts(db, batch_id))
-            return self._batch(db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE id = ?",
-                                          (batch_id,)).fetchone())
+            counts = dict(
+                db.execute(
+                    "SELECT status, COUNT(*) FROM sheets WHERE batch_id = ? GROUP BY status", (batch_id,)
+                ).fetchall()
+            )
+            self._append_event(
+                db, "batch_closed", batch_id=batch_id, data={"sheets": counts}, facts=self._batch_facts(db, batch_id)
+            )
+            return self._batch(
+                db.execute(f"SELECT {self._BATCH_COLS} FROM batches WHERE id = ?", (batch_id,)).fetchone()
+            )
 
     def batches(self) -> list[Batch]:
         return [self._batch(r) for r in self._db.execute(f"SELECT {self._BATCH_COLS} FROM batches ORDER BY id")]
@@ -179,20 +213,26 @@ class SQLiteStore(JournalMixin):
     def batch_counts(self) -> list[BatchCounts]:
         by_status: dict[int, dict[str, int]] = {}
         for batch_id, status, n in self._db.execute(
-                "SELECT batch_id, status, COUNT(*) FROM sheets GROUP BY batch_id, status"):
+            "SELECT batch_id, status, COUNT(*) FROM sheets GROUP BY batch_id, status"
+        ):
             by_status.setdefault(batch_id, {})[status] = n
         by_reason: dict[int, dict[tuple[str, str], int]] = {}
         for batch_id, status, code, n in self._db.execute(
-                "SELECT s.batch_id, s.status, r.code, COUNT(DISTINCT s.id) FROM sheets s "
-                "JOIN sheet_reasons r ON r.sheet_id = s.id WHERE r.queued = 1 GROUP BY s.batch_id, s.status, r.code"):
+            "SELECT s.batch_id, s.status, r.code, COUNT(DISTINCT s.id) FROM sheets s "
+            "JOIN sheet_reasons r ON r.sheet_id = s.id WHERE r.queued = 1 GROUP BY s.batch_id, s.status, r.code"
+        ):
             by_reason.setdefault(batch_id, {})[(status, code)] = n
-        return [BatchCounts(b, **by_status.get(b.id, {}), by_reason=by_reason.get(b.id, {}))
-                for b in self.batches()]
+        return [BatchCounts(b, **by_status.get(b.id, {}), by_reason=by_reason.get(b.id, {})) for b in self.batches()]
 
     # -- sheets ---------------------------------------------------------------------------
     def has_sheet(self, batch_id: int, identity: str, occurrence: int) -> bool:
-        return self._db.execute("SELECT 1 FROM sheets WHERE batch_id = ? AND identity = ? AND occurrence = ?",
-                                (batch_id, identity, occurrence)).fetchone() is not None
+        return (
+            self._db.execute(
+                "SELECT 1 FROM sheets WHERE batch_id = ? AND identity = ? AND occurrence = ?",
+                (batch_id, identity, occurrence),
+            ).fetchone()
+            is not None
+        )
 
     def sheet_count(self, batch_id: int) -> int:
         return self._db.execute("SELECT COUNT(*) FROM sheets WHERE batch_id = ?", (batch_id,)).fetchone()[0]
@@ -201,17 +241,22 @@ class SQLiteStore(JournalMixin):
         """The live sheet this outcome repeats (same identity, or sharing a page), with the reason."""
         row = db.execute(
             f"SELECT s.id, b.name, s.position FROM sheets s JOIN batches b ON b.id = s.batch_id "
-            f"WHERE s.identity = ? AND s.status IN {_LIVE} ORDER BY s.id LIMIT 1", (o.identity,)).fetchone()
+            f"WHERE s.identity = ? AND s.status IN {_LIVE} ORDER BY s.id LIMIT 1",
+            (o.identity,),
+        ).fetchone()
         if row is not None:
             return row[0], SheetReason(DUPLICATE_SHEET, f"same images as sheet {row[2]} of batch {row[1]!r}")
         for page in o.pages:
             row = db.execute(
                 f"SELECT s.id, b.name, s.position FROM pages p JOIN sheets s ON s.id = p.sheet_id "
                 f"JOIN batches b ON b.id = s.batch_id WHERE p.sha256 = ? AND s.status IN {_LIVE} "
-                f"ORDER BY s.id LIMIT 1", (page.sha256,)).fetchone()
+                f"ORDER BY s.id LIMIT 1",
+                (page.sha256,),
+            ).fetchone()
             if row is not None:
-                return row[0], SheetReason(PAGE_ALREADY_SCANNED,
-                                           f"page {page.source} is already in sheet {row[2]} of batch {row[1]!r}")
+                return row[0], SheetReason(
+                    PAGE_ALREADY_SCANNED, f"page {page.source} is already in sheet {row[2]} of batch {row[1]!r}"
+                )
         return None
 
     def record_sheets(self, batch_id: int, outcomes: Sequence[SheetOutcome]) -> list[Recorded]:
@@ -220,9 +265,11 @@ class SQLiteStore(JournalMixin):
         with self._transaction() as db:
             now = now_utc()
             for o in outcomes:
-                row = db.execute("SELECT id, status, duplicate_of FROM sheets "
-                                 "WHERE batch_id = ? AND identity = ? AND occurrence = ?",
-                                 (batch_id, o.identity, o.occurrence)).fetchone()
+                row = db.execute(
+                    "SELECT id, status, duplicate_of FROM sheets "
+                    "WHERE batch_id = ? AND identity = ? AND occurrence = ?",
+                    (batch_id, o.identity, o.occurrence),
+                ).fetchone()
                 if row is not None:
                     results.append(Recorded(row[0], False, row[1], row[2]))
                     continue
@@ -231,9 +278,13 @@ class SQLiteStore(JournalMixin):
                 added += 1
             if added:
                 new = [r.sheet_id for r in results if r.added]
-                self._append_event(db, "sheets_recorded", batch_id=batch_id, data={
-                    "added": added, "first_sheet_id": min(new), "last_sheet_id": max(new)},
-                    facts=self._sheet_facts(db, new))
+                self._append_event(
+                    db,
+                    "sheets_recorded",
+                    batch_id=batch_id,
+                    data={"added": added, "first_sheet_id": min(new), "last_sheet_id": max(new)},
+                    facts=self._sheet_facts(db, new),
+                )
         return results
 
     def _insert(self, db, batch_id: int, o: SheetOutcome, original, now: str) -> Recorded:
@@ -250,30 +301,63 @@ class SQLiteStore(JournalMixin):
         cur = db.execute(
             "INSERT INTO sheets (batch_id, position, identity, occurrence, status, style_id, precinct_id, "
             "straight_party, blank, duplicate_of, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (batch_id, position, o.identity, o.occurrence, status, o.style_id, o.precinct_id,
-             votes.straight_party if votes else None, int(bool(votes and votes.blank)), duplicate_of, now))
+            (
+                batch_id,
+                position,
+                o.identity,
+                o.occurrence,
+                status,
+                o.style_id,
+                o.precinct_id,
+                votes.straight_party if votes else None,
+                int(bool(votes and votes.blank)),
+                duplicate_of,
+                now,
+            ),
+        )
         sheet_id = cur.lastrowid
-        db.executemany("INSERT INTO pages (sheet_id, side, source, sha256) VALUES (?, ?, ?, ?)",
-                       [(sheet_id, n, p.source, p.sha256) for n, p in enumerate(o.pages, 1)])
+        db.executemany(
+            "INSERT INTO pages (sheet_id, side, source, sha256) VALUES (?, ?, ?, ?)",
+            [(sheet_id, n, p.source, p.sha256) for n, p in enumerate(o.pages, 1)],
+        )
         queue = self._queued_codes()
         # A counted sheet's reasons (an undervote) are notes; a sheet in review is there for the
         # reasons the election queues; a sheet set aside, for all of its reasons.
-        queued = [status in ("rejected", "duplicate") or (status == "needs_review" and r.code in queue)
-                  for r in reasons]
-        db.executemany("INSERT INTO sheet_reasons (sheet_id, seq, code, detail, contest_id, option_id, queued) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       [(sheet_id, n, r.code, r.detail, r.contest_id, r.option_id, int(q))
-                        for n, (r, q) in enumerate(zip(reasons, queued))])
+        queued = [
+            status in ("rejected", "duplicate") or (status == "needs_review" and r.code in queue) for r in reasons
+        ]
+        db.executemany(
+            "INSERT INTO sheet_reasons (sheet_id, seq, code, detail, contest_id, option_id, queued) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (sheet_id, n, r.code, r.detail, r.contest_id, r.option_id, int(q))
+                for n, (r, q) in enumerate(zip(reasons, queued))
+            ],
+        )
         if status != "duplicate" and (o.evidence is not None or o.marks is not None):
             evidence = None if o.evidence is None else zlib.compress(o.evidence.encode("utf-8"), 1)
-            db.execute("INSERT INTO readings (sheet_id, evidence, marks) VALUES (?, ?, ?)",
-                       (sheet_id, evidence, o.marks))
+            db.execute(
+                "INSERT INTO readings (sheet_id, evidence, marks) VALUES (?, ?, ?)", (sheet_id, evidence, o.marks)
+            )
         if votes is not None:
             db.executemany(
                 "INSERT INTO votes (sheet_id, contest_id, seq, status, selections, overvotes, undervotes, "
                 "from_straight_party, clauses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(sheet_id, c.contest_id, n, c.status, dumps(list(c.selections)), c.overvotes, c.undervotes,
-                  int(c.from_straight_party), dumps(list(c.clauses))) for n, c in enumerate(votes.contests)])
+                [
+                    (
+                        sheet_id,
+                        c.contest_id,
+                        n,
+                        c.status,
+                        dumps(list(c.selections)),
+                        c.overvotes,
+                        c.undervotes,
+                        int(c.from_straight_party),
+                        dumps(list(c.clauses)),
+                    )
+                    for n, c in enumerate(votes.contests)
+                ],
+            )
         codes = tuple(dict.fromkeys(r.code for r, q in zip(reasons, queued) if q))
         return Recorded(sheet_id, True, status, duplicate_of, codes)
 
@@ -281,8 +365,10 @@ class SQLiteStore(JournalMixin):
         election = self.election()
         return frozenset(election.adjudication.reasons) if election else frozenset()
 
-    _SHEET_COLS = ("id, batch_id, position, identity, status, style_id, precinct_id, straight_party, blank, "
-                   "duplicate_of, recorded_at")
+    _SHEET_COLS = (
+        "id, batch_id, position, identity, status, style_id, precinct_id, straight_party, blank, "
+        "duplicate_of, recorded_at"
+    )
 
     def sheets(self, *, batch_id: int | None = None, status: str | None = None) -> Iterator[StoredSheet]:
         batches = {b.id: b for b in self.batches()}
@@ -293,8 +379,11 @@ class SQLiteStore(JournalMixin):
         if status is not None:
             where.append("status = ?")
             params.append(status)
-        sql = f"SELECT {self._SHEET_COLS} FROM sheets" + (" WHERE " + " AND ".join(where) if where else "") \
+        sql = (
+            f"SELECT {self._SHEET_COLS} FROM sheets"
+            + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY batch_id, position, id"
+        )
         cur = self._db.execute(sql, params)
         while rows := cur.fetchmany(_CHUNK):
             yield from self._assemble(rows, batches)
@@ -310,21 +399,26 @@ class SQLiteStore(JournalMixin):
         marks_ = ",".join("?" * len(ids))
         pages: dict[int, list[PageImage]] = {i: [] for i in ids}
         for sid, source, sha in self._db.execute(
-                f"SELECT sheet_id, source, sha256 FROM pages WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, side",
-                ids):
+            f"SELECT sheet_id, source, sha256 FROM pages WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, side", ids
+        ):
             pages[sid].append(PageImage(source, sha))
         reasons: dict[int, list[SheetReason]] = {i: [] for i in ids}
         for sid, code, detail, cid, oid in self._db.execute(
-                f"SELECT sheet_id, code, detail, contest_id, option_id FROM sheet_reasons "
-                f"WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, seq", ids):
+            f"SELECT sheet_id, code, detail, contest_id, option_id FROM sheet_reasons "
+            f"WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, seq",
+            ids,
+        ):
             reasons[sid].append(SheetReason(code, detail, cid, oid))
         votes: dict[int, list[ContestVotes]] = {i: [] for i in ids}
         modified: dict[int, dict[str, ContestVotes]] = {i: {} for i in ids}
         for sid, cid, st, sel, over, under, sp, clauses, mod in self._db.execute(
-                f"SELECT sheet_id, contest_id, status, selections, overvotes, undervotes, from_straight_party, "
-                f"clauses, modified FROM votes WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, seq", ids):
-            votes[sid].append(ContestVotes(cid, st, tuple(json.loads(sel)), over, under, bool(sp),
-                                           tuple(json.loads(clauses))))
+            f"SELECT sheet_id, contest_id, status, selections, overvotes, undervotes, from_straight_party, "
+            f"clauses, modified FROM votes WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, seq",
+            ids,
+        ):
+            votes[sid].append(
+                ContestVotes(cid, st, tuple(json.loads(sel)), over, under, bool(sp), tuple(json.loads(clauses)))
+            )
             if mod is not None:
                 modified[sid][cid] = contest_votes_from_dict(json.loads(mod))
         marks = dict(self._db.execute(f"SELECT sheet_id, marks FROM readings WHERE sheet_id IN ({marks_})", ids))
@@ -334,13 +428,35 @@ class SQLiteStore(JournalMixin):
             interpreted = None
             if status in LIVE_STATUSES:
                 interpreted = BallotVotes(
-                    ballot_id=identity, style_id=style or "", contests=tuple(votes[sid]),
-                    precinct_id=precinct, straight_party=sp,
-                    reasons=tuple(AdjudicationReason(r.code, r.contest_id, r.option_id, r.detail)
-                                  for r in reasons[sid]),
-                    needs_review=status == "needs_review", blank=bool(blank))
-            out.append(StoredSheet(sid, batch, pos, identity, status, tuple(pages[sid]), tuple(reasons[sid]),
-                                   style, precinct, dup, at, interpreted, modified[sid], marks.get(sid)))
+                    ballot_id=identity,
+                    style_id=style or "",
+                    contests=tuple(votes[sid]),
+                    precinct_id=precinct,
+                    straight_party=sp,
+                    reasons=tuple(
+                        AdjudicationReason(r.code, r.contest_id, r.option_id, r.detail) for r in reasons[sid]
+                    ),
+                    needs_review=status == "needs_review",
+                    blank=bool(blank),
+                )
+            out.append(
+                StoredSheet(
+                    sid,
+                    batch,
+                    pos,
+                    identity,
+                    status,
+                    tuple(pages[sid]),
+                    tuple(reasons[sid]),
+                    style,
+                    precinct,
+                    dup,
+                    at,
+                    interpreted,
+                    modified[sid],
+                    marks.get(sid),
+                )
+            )
         return out
 
     def evidence(self, sheet_id: int) -> dict | None:
@@ -351,13 +467,20 @@ class SQLiteStore(JournalMixin):
     def set_modified(self, sheet_id: int, votes: Sequence[ContestVotes], *, actor: str, note: str = "") -> None:
         with self._transaction() as db:
             for v in votes:
-                cur = db.execute("UPDATE votes SET modified = ? WHERE sheet_id = ? AND contest_id = ?",
-                                 (dumps(contest_votes_to_dict(v)), sheet_id, v.contest_id))
+                cur = db.execute(
+                    "UPDATE votes SET modified = ? WHERE sheet_id = ? AND contest_id = ?",
+                    (dumps(contest_votes_to_dict(v)), sheet_id, v.contest_id),
+                )
                 if cur.rowcount != 1:
                     raise KeyError(f"sheet {sheet_id} has no votes for contest {v.contest_id!r}")
-            self._append_event(db, "votes_modified", actor=actor, sheet_id=sheet_id, data={
-                "note": note, "contests": [contest_votes_to_dict(v) for v in votes]},
-                facts=self._sheet_facts(db, [sheet_id]))
+            self._append_event(
+                db,
+                "votes_modified",
+                actor=actor,
+                sheet_id=sheet_id,
+                data={"note": note, "contests": [contest_votes_to_dict(v) for v in votes]},
+                facts=self._sheet_facts(db, [sheet_id]),
+            )
 
 
 def open_sqlite(path: str | Path, *, create: bool = True) -> SQLiteStore:

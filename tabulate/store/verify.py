@@ -72,22 +72,26 @@ def _rules_problem(store: Store, sheets: Iterator[StoredSheet]) -> tuple[str | N
             continue
         n += 1
         try:
-            again = apply_rules(election, marks_from_json(sheet.marks, sheet.ballot_id, sheet.style_id or "",
-                                                          sheet.precinct_id))
+            again = apply_rules(
+                election, marks_from_json(sheet.marks, sheet.ballot_id, sheet.style_id or "", sheet.precinct_id)
+            )
         except (MarksError, KeyError, ValueError) as e:
             return f"sheet {sheet.id} ({sheet.label}): its stored marks cannot be re-read by the rules: {e}", n
         if tuple(again.contests) != tuple(sheet.interpreted.contests):
             for a, b in zip(again.contests, sheet.interpreted.contests):
                 if a != b:
-                    return (f"sheet {sheet.id} ({sheet.label}): re-applying the rules to its marks gives "
-                            f"{a.status} {list(a.selections)} in {a.contest_id}, the store holds "
-                            f"{b.status} {list(b.selections)}"), n
+                    return (
+                        f"sheet {sheet.id} ({sheet.label}): re-applying the rules to its marks gives "
+                        f"{a.status} {list(a.selections)} in {a.contest_id}, the store holds "
+                        f"{b.status} {list(b.selections)}"
+                    ), n
             return f"sheet {sheet.id} ({sheet.label}): re-applying the rules gives other contests", n
     return None, n
 
 
-def verify_store(store: Store, *, from_head: str | None = None, more_facts: Sequence[FactSource] = (),
-                 fast: bool = False) -> Verified:
+def verify_store(
+    store: Store, *, from_head: str | None = None, more_facts: Sequence[FactSource] = (), fast: bool = False
+) -> Verified:
     """Check the store's journal, its sealed rows and (unless ``fast``) its votes; see the module docstring."""
     chain = store.verify_journal(from_head=from_head)
     if not chain.ok:

@@ -13,5 +13,14 @@ from .importer import PageMap, import_templates, read_map
 from .model import TemplateError, TemplatePage, TemplateSet, load_set
 from .read import TemplateReader, blank_scores
 
-__all__ = ["PageMap", "TemplateError", "TemplatePage", "TemplateReader", "TemplateSet", "blank_scores",
-           "import_templates", "load_set", "read_map"]
+__all__ = [
+    "PageMap",
+    "TemplateError",
+    "TemplatePage",
+    "TemplateReader",
+    "TemplateSet",
+    "blank_scores",
+    "import_templates",
+    "load_set",
+    "read_map",
+]

@@ -58,8 +58,9 @@ def shrink(image: np.ndarray, px_per_in: float, dpi: float) -> np.ndarray:
         px_per_in /= 2
     f = dpi / px_per_in
     # After the pyramid the image is already smoothed: a linear resample of the last step is enough.
-    return cv2.resize(image, (max(8, round(image.shape[1] * f)), max(8, round(image.shape[0] * f))),
-                      interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(
+        image, (max(8, round(image.shape[1] * f)), max(8, round(image.shape[0] * f))), interpolation=cv2.INTER_LINEAR
+    )
 
 
 def level(image: np.ndarray, q: float) -> float:
@@ -81,8 +82,12 @@ def rot_matrix(k: int, shape: tuple[int, int]) -> np.ndarray:
     """3x3 map from the coordinates of ``np.rot90(a, k)`` to those of ``a`` (continuous pixels)."""
     h, w = shape
     k %= 4
-    m = {0: [[1, 0, 0], [0, 1, 0]], 1: [[0, -1, w], [1, 0, 0]], 2: [[-1, 0, w], [0, -1, h]],
-         3: [[0, 1, 0], [-1, 0, h]]}[k]
+    m = {
+        0: [[1, 0, 0], [0, 1, 0]],
+        1: [[0, -1, w], [1, 0, 0]],
+        2: [[-1, 0, w], [0, -1, h]],
+        3: [[0, 1, 0], [-1, 0, h]],
+    }[k]
     return np.vstack([np.array(m, np.float64), [0, 0, 1]])
 
 
@@ -136,8 +141,9 @@ def page_frame(image: np.ndarray, affine: np.ndarray, width_in: float, height_in
     """The image resampled into the page's own frame at `MATCH_DPI` (ink bright, float32)."""
     m = np.vstack([affine, [0, 0, 1]]) @ np.diag([1 / MATCH_DPI, 1 / MATCH_DPI, 1.0])
     size = (round(width_in * MATCH_DPI), round(height_in * MATCH_DPI))
-    out = cv2.warpAffine(image, m[:2], size, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                         borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+    out = cv2.warpAffine(
+        image, m[:2], size, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT, borderValue=255
+    )
     return 255.0 - out.astype(np.float32)
 
 
@@ -208,8 +214,10 @@ def anchors(blank_fine: np.ndarray, avoid: list[tuple[float, float, float, float
             break
         if all((r - r2) ** 2 + (c - c2) ** 2 >= (1.0 * FINE_DPI) ** 2 for r2, c2 in chosen):
             chosen.append((r, c))
-    return [Anchor(c / FINE_DPI, r / FINE_DPI, np.ascontiguousarray(g[r - half:r + half + 1, c - half:c + half + 1]))
-            for r, c in chosen]
+    return [
+        Anchor(c / FINE_DPI, r / FINE_DPI, np.ascontiguousarray(g[r - half : r + half + 1, c - half : c + half + 1]))
+        for r, c in chosen
+    ]
 
 
 def _peak(res: np.ndarray) -> tuple[float, float, float]:
@@ -231,8 +239,9 @@ def fit_affine(page_xy: np.ndarray, image_xy: np.ndarray) -> tuple[np.ndarray, n
     return np.ascontiguousarray(sol.T), np.hypot(*(a @ sol - image_xy).T)
 
 
-def refine(image_fine: np.ndarray, affine: np.ndarray, px_per_in: float, anchor_list: list[Anchor]
-           ) -> tuple[np.ndarray, float, int]:
+def refine(
+    image_fine: np.ndarray, affine: np.ndarray, px_per_in: float, anchor_list: list[Anchor]
+) -> tuple[np.ndarray, float, int]:
     """Refit ``affine`` (page inches -> full image px) from the anchors; returns (affine, RMS residual in, n used)."""
     f = FINE_DPI / px_per_in
     fine = np.vstack([affine * f, [0, 0, 1]])  # page inches -> fine image px
@@ -244,8 +253,14 @@ def refine(image_fine: np.ndarray, affine: np.ndarray, px_per_in: float, anchor_
         # Window in template fine px around the anchor, sampled from the image through the current fit.
         ox, oy = a.x_in * FINE_DPI - half - m, a.y_in * FINE_DPI - half - m
         t2i = fine @ np.array([[1 / FINE_DPI, 0, ox / FINE_DPI], [0, 1 / FINE_DPI, oy / FINE_DPI], [0, 0, 1]])
-        win = cv2.warpAffine(image_fine, t2i[:2], (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                             borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        win = cv2.warpAffine(
+            image_fine,
+            t2i[:2],
+            (size, size),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=0,
+        )
         res = cv2.matchTemplate(win, a.patch, cv2.TM_CCOEFF_NORMED)
         px, py, score = _peak(res)
         if score < MIN_ANCHOR_NCC or not np.isfinite(score):
@@ -262,5 +277,5 @@ def refine(image_fine: np.ndarray, affine: np.ndarray, px_per_in: float, anchor_
     keep = res <= max(3 * float(np.median(res)), 0.006 * px_per_in)
     if keep.sum() >= MIN_ANCHORS and not keep.all():
         fit, res = fit_affine(p[keep], q[keep])
-    rms = float(np.sqrt(np.mean(res ** 2))) / px_per_in
+    rms = float(np.sqrt(np.mean(res**2))) / px_per_in
     return fit, rms, int(len(res))

@@ -55,8 +55,13 @@ def _timing_row(blank: np.ndarray, dpi: float) -> PageCode | None:
     w_in, h_in = float(np.median([m[2] for m in row])) / dpi, float(np.median([m[3] for m in row])) / dpi
     left, right = row[0][0] / dpi - w_in, row[-1][0] / dpi + w_in
     y_in = float(np.median([m[1] for m in row])) / dpi
-    return PageCode("timing", bits, Rect(left, y_in - h_in, right - left, 2 * h_in),
-                    tuple((round(m[0] / dpi, 4), round(m[1] / dpi, 4)) for m in row), (round(w_in, 4), round(h_in, 4)))
+    return PageCode(
+        "timing",
+        bits,
+        Rect(left, y_in - h_in, right - left, 2 * h_in),
+        tuple((round(m[0] / dpi, 4), round(m[1] / dpi, 4)) for m in row),
+        (round(w_in, 4), round(h_in, 4)),
+    )
 
 
 def find_code(blank: np.ndarray, dpi: float) -> PageCode | None:
@@ -73,11 +78,12 @@ def read_code(image: np.ndarray, affine: np.ndarray, code: PageCode, paper: floa
     """The text of ``code`` read on a scanned page where the template printed it; None if it does not read."""
     if code.kind == "qr":
         r = code.rect.inset(-CODE_CROP_MARGIN_IN)
-        pts = np.array([_to_px(affine, x, y) for x, y in ((r.x, r.y), (r.right, r.y), (r.x, r.bottom),
-                                                          (r.right, r.bottom))])
+        pts = np.array(
+            [_to_px(affine, x, y) for x, y in ((r.x, r.y), (r.right, r.y), (r.x, r.bottom), (r.right, r.bottom))]
+        )
         c0, r0 = np.floor(pts.min(axis=0)).astype(int)
         c1, r1 = np.ceil(pts.max(axis=0)).astype(int)
-        crop = np.ascontiguousarray(image[max(0, r0):max(0, r1), max(0, c0):max(0, c1)])
+        crop = np.ascontiguousarray(image[max(0, r0) : max(0, r1), max(0, c0) : max(0, c1)])
         if crop.size == 0:
             return None
         b = zxingcpp.read_barcode(crop)
@@ -90,7 +96,7 @@ def read_code(image: np.ndarray, affine: np.ndarray, code: PageCode, paper: floa
     for x, y in code.marks:
         fc, fr = _to_px(affine, x, y)
         col, row = round(fc), round(fr)
-        win = image[max(0, row - ry):row + ry + 1, max(0, col - rx):col + rx + 1]
+        win = image[max(0, row - ry) : row + ry + 1, max(0, col - rx) : col + rx + 1]
         if win.size == 0:
             return None
         bits.append("1" if float(np.mean(win < split)) > 0.6 else "0")

@@ -117,12 +117,15 @@ def _arrows(ink: np.ndarray, dpi: float) -> list[FoundTarget]:
             continue
         gap, hx, hw = best
         r0, r1 = int(cy - 0.03 * dpi), int(cy + 0.03 * dpi) + 1
-        if np.count_nonzero(ink[r0:r1, x + w + 1:hx - 1]) > 0.02 * gap * (r1 - r0):
+        if np.count_nonzero(ink[r0:r1, x + w + 1 : hx - 1]) > 0.02 * gap * (r1 - r0):
             continue  # the gap is printed over: a drawn, already connected arrow
         # The gap stops ARROW_GAP_INSET_IN short of the printed halves: a blurred scan spreads them into it.
         gh, inset = 0.08, ARROW_GAP_INSET_IN
-        found.append(FoundTarget("arrow", Rect((x + w) / dpi + inset, cy / dpi - gh / 2, gap / dpi - 2 * inset, gh),
-                                 hw / dpi + inset))
+        found.append(
+            FoundTarget(
+                "arrow", Rect((x + w) / dpi + inset, cy / dpi - gh / 2, gap / dpi - 2 * inset, gh), hw / dpi + inset
+            )
+        )
     return found
 
 
@@ -141,7 +144,7 @@ def contest_boxes(ink: np.ndarray, dpi: float) -> list[Rect]:
         if cv2.contourArea(contours[i]) < 0.9 * w * h:
             continue
         rule = BOX_RULE_MIN_IN * dpi
-        band = ink[y + int(h * 0.4): y + int(h * 0.6), x: x + int(rule * 2)]
+        band = ink[y + int(h * 0.4) : y + int(h * 0.6), x : x + int(rule * 2)]
         left = np.count_nonzero(band.min(axis=0)) if band.size else 0  # columns fully inked: the rule's width
         if left >= rule * 0.8:
             boxes.append(Rect(x / dpi, y / dpi, w / dpi, h / dpi))
@@ -180,8 +183,13 @@ def _heading_between(ink: np.ndarray, dpi: float, a: FoundTarget, b: FoundTarget
     return int(np.count_nonzero(rows)) >= HEADING_MIN_IN * dpi
 
 
-def group_targets(blank: np.ndarray, dpi: float, targets: list[FoundTarget], boxes: list[Rect],
-                  ignore: frozenset[int] | set[int] = frozenset()) -> list[FoundGroup]:
+def group_targets(
+    blank: np.ndarray,
+    dpi: float,
+    targets: list[FoundTarget],
+    boxes: list[Rect],
+    ignore: frozenset[int] | set[int] = frozenset(),
+) -> list[FoundGroup]:
     """Targets grouped into contests in reading order (see the module docstring)."""
     targets = [t for i, t in enumerate(targets) if i not in ignore]
     width_in = blank.shape[1] / dpi

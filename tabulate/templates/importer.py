@@ -51,10 +51,13 @@ def read_map(path: Path | None) -> tuple[dict[str, PageMap], tuple[tuple[str, st
         raise TemplateError(f"{path}: cannot read the map file: {e}") from None
     pages = {}
     for name, m in doc.get("pages", {}).items():
-        pages[name] = PageMap(m.get("style"), m.get("page"), m.get("precinct"),
-                              tuple(Rect(*r) for r in m.get("ignore", ())),
-                              tuple((float(a["at"][0]), float(a["at"][1]), a["contest"], a["option"])
-                                    for a in m.get("assign", ())))
+        pages[name] = PageMap(
+            m.get("style"),
+            m.get("page"),
+            m.get("precinct"),
+            tuple(Rect(*r) for r in m.get("ignore", ())),
+            tuple((float(a["at"][0]), float(a["at"][1]), a["contest"], a["option"]) for a in m.get("assign", ())),
+        )
     return pages, tuple((p, str(s), int(n)) for p, s, n in doc.get("code_patterns", ()))
 
 
@@ -67,7 +70,7 @@ def _fits(election: Election, name: str, sizes: list[int]) -> list[tuple[str, in
     found, near = [], []
     for style in election.ballot_styles:
         want = [len(c.options) for c in election.style_contests(style.id)]
-        for page, part in ((1, want[:len(sizes)]), (2, want[-len(sizes):] if sizes else [])):
+        for page, part in ((1, want[: len(sizes)]), (2, want[-len(sizes) :] if sizes else [])):
             if part == sizes and sizes and len(sizes) < len(want) + (page == 1):
                 found.append((style.id, page))
             else:
@@ -80,10 +83,14 @@ def _fits(election: Election, name: str, sizes: list[int]) -> list[tuple[str, in
     off = 0 if page == 1 else len(contests) - len(sizes)
     if same < len(sizes) and 0 <= off + same < len(contests):
         c = contests[off + same]
-        raise TemplateError(f"{name}: contest {c.id!r} (style {near_style} page {page}) has {sizes[same]} targets "
-                            f"on the page; the election has {len(c.options)} (candidates + write-in lines)")
-    raise TemplateError(f"{name}: its {len(sizes)} contests ({sizes} targets) fit no ballot style of the "
-                        "election; set its style and page in the map file")
+        raise TemplateError(
+            f"{name}: contest {c.id!r} (style {near_style} page {page}) has {sizes[same]} targets "
+            f"on the page; the election has {len(c.options)} (candidates + write-in lines)"
+        )
+    raise TemplateError(
+        f"{name}: its {len(sizes)} contests ({sizes} targets) fit no ballot style of the "
+        "election; set its style and page in the map file"
+    )
 
 
 def resolve_pages(names: list[str], fits: list[list[tuple[str, int]]]) -> list[tuple[str, int]]:
@@ -111,15 +118,17 @@ def resolve_pages(names: list[str], fits: list[list[tuple[str, int]]]) -> list[t
                 taken.add(left[0])
     for name, f, c in zip(names, fits, chosen):
         if c is None:
-            raise TemplateError(f"{name}: fits {' and '.join(f'style {s} page {p}' for s, p in f)} equally; "
-                                "set its style and page in the map file")
+            raise TemplateError(
+                f"{name}: fits {' and '.join(f'style {s} page {p}' for s, p in f)} equally; "
+                "set its style and page in the map file"
+            )
     return chosen  # type: ignore[return-value]
 
 
 def _write_in_line(ink: np.ndarray, dpi: float, x0: float, x1: float, y0: float, y1: float) -> float | None:
     """The y (inches) of the longest horizontal rule in a region, if it spans half its width."""
     r0, r1, c0, c1 = (int(v * dpi) for v in (y0, y1, x0, x1))
-    band = ink[max(0, r0):r1, max(0, c0):c1] > 0
+    band = ink[max(0, r0) : r1, max(0, c0) : c1] > 0
     if band.size == 0:
         return None
     counts = band.sum(axis=1)
@@ -145,8 +154,15 @@ def _areas(ink: np.ndarray, dpi: float, group: FoundGroup, i: int, write_in: boo
     return marking, Rect(x0 + 0.05, area_top, max(0.1, x1 - x0 - 0.05), max(0.05, base - area_top - 0.005))
 
 
-def _assign(election: Election, name: str, blank: Blank, style: str, page: int, groups: list[FoundGroup],
-            fixed: list[tuple[FoundTarget, str, str]]) -> tuple[list[TargetLayout], list[tuple[str, Rect]]]:
+def _assign(
+    election: Election,
+    name: str,
+    blank: Blank,
+    style: str,
+    page: int,
+    groups: list[FoundGroup],
+    fixed: list[tuple[FoundTarget, str, str]],
+) -> tuple[list[TargetLayout], list[tuple[str, Rect]]]:
     contests = election.style_contests(style)
     sizes = [len(g.targets) for g in groups]
     off = 0 if page == 1 else len(contests) - len(sizes)
@@ -156,8 +172,10 @@ def _assign(election: Election, name: str, blank: Blank, style: str, page: int, 
         c: Contest = contests[off + k]
         opts = c.options
         if len(g.targets) != len(opts):
-            raise TemplateError(f"{name}: contest {c.id!r} has {len(g.targets)} targets on the page; the "
-                                f"election has {len(opts)} (candidates + write-in lines)")
+            raise TemplateError(
+                f"{name}: contest {c.id!r} has {len(g.targets)} targets on the page; the "
+                f"election has {len(opts)} (candidates + write-in lines)"
+            )
         for i, (t, o) in enumerate(zip(g.targets, opts)):
             marking, wa = _areas(ink, blank.dpi, g, i, o.kind == "write_in")
             targets.append(TargetLayout(c.id, o.id, o.kind, t.shape, t.bounds, marking, wa))
@@ -188,8 +206,15 @@ def find_groups(blank: Blank, m: PageMap = PageMap()) -> tuple[list[FoundGroup],
     return group_targets(blank.image, blank.dpi, found, boxes, ignore), fixed
 
 
-def import_page(election: Election, blank: Blank, style: str, page: int, groups: list[FoundGroup], fixed: list,
-                m: PageMap = PageMap()) -> TemplatePage:
+def import_page(
+    election: Election,
+    blank: Blank,
+    style: str,
+    page: int,
+    groups: list[FoundGroup],
+    fixed: list,
+    m: PageMap = PageMap(),
+) -> TemplatePage:
     """One blank page -> its template page (without blank scores)."""
     targets, areas = _assign(election, blank.name, blank, style, page, groups, fixed)
     code = find_code(blank.image, blank.dpi)
@@ -199,14 +224,16 @@ def import_page(election: Election, blank: Blank, style: str, page: int, groups:
     return TemplatePage(layout, blank.dpi, f"{style}-p{page}.png", blank.name, code, (), precinct)
 
 
-def import_templates(election: Election, paths: list[Path], out: Path, map_path: Path | None = None,
-                     score: bool = True) -> TemplateSet:
+def import_templates(
+    election: Election, paths: list[Path], out: Path, map_path: Path | None = None, score: bool = True
+) -> TemplateSet:
     """Import blank pages into a template set folder ``out``; `TemplateError` (one line) on any problem.
 
     Every blank target is scored as a scanned page's would be (`tabulate.templates.read.blank_scores`);
     the set's blank level is their maximum and its marginal threshold is kept above it.
     """
     from .read import blank_scores
+
     maps, patterns = read_map(map_path)
     blanks = load_blanks(paths)
     if not blanks:
@@ -217,15 +244,20 @@ def import_templates(election: Election, paths: list[Path], out: Path, map_path:
         m = maps.get(b.name) or maps.get(b.name.split("#")[0]) or PageMap()
         groups, fixed = find_groups(b, m)
         found.append((b, m, groups, fixed))
-        fits.append([(m.style, int(m.page))] if m.style is not None and m.page is not None
-                    else _fits(election, b.name, [len(g.targets) for g in groups]))
+        fits.append(
+            [(m.style, int(m.page))]
+            if m.style is not None and m.page is not None
+            else _fits(election, b.name, [len(g.targets) for g in groups])
+        )
     pages = []
     seen: dict[str, str] = {}
     for (b, m, groups, fixed), (style, page) in zip(found, resolve_pages([f[0].name for f in found], fits)):
         tp = import_page(election, b, style, page, groups, fixed, m)
         if tp.key in seen:
-            raise TemplateError(f"{b.name}: is style {tp.style_id} page {tp.page}, like {seen[tp.key]}; "
-                                "set one's style and page in the map file")
+            raise TemplateError(
+                f"{b.name}: is style {tp.style_id} page {tp.page}, like {seen[tp.key]}; "
+                "set one's style and page in the map file"
+            )
         seen[tp.key] = b.name
         cv2.imwrite(str(out / tp.blank_file), b.image)
         cv2.imwrite(str(out / f"{tp.key}-proof.png"), proof_image(b.image, b.dpi, tp.layout))
@@ -235,12 +267,22 @@ def import_templates(election: Election, paths: list[Path], out: Path, map_path:
     if score:
         scored = []
         for tp, b in pages:
-            scored.append(TemplatePage(tp.layout, tp.dpi, tp.blank_file, tp.source, tp.code,
-                                       tuple(blank_scores(election, tset, tp, b.image)), tp.precinct_id))
+            scored.append(
+                TemplatePage(
+                    tp.layout,
+                    tp.dpi,
+                    tp.blank_file,
+                    tp.source,
+                    tp.code,
+                    tuple(blank_scores(election, tset, tp, b.image)),
+                    tp.precinct_id,
+                )
+            )
         level = max((s for p in scored for s in p.blank_scores), default=0.0)
         # A blank target must never reach the marginal threshold: raise it above the blank level.
         marginal = max(th.marginal, round(level + 0.02, 3))
-        tset = TemplateSet(election.hash, tuple(scored), marginal, max(th.definite, marginal + 0.1), level, patterns,
-                           str(out))
+        tset = TemplateSet(
+            election.hash, tuple(scored), marginal, max(th.definite, marginal + 0.1), level, patterns, str(out)
+        )
     tset.save(out)
     return tset

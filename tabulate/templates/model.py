@@ -96,21 +96,31 @@ class TemplateSet:
         return None
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "election_hash": self.election_hash,
-                "thresholds": {"marginal": self.marginal, "definite": self.definite},
-                "blank_level": round(self.blank_level, 4),
-                "code_patterns": [list(c) for c in self.code_patterns],
-                "pages": [_page_dict(p) for p in self.pages]}
+        return {
+            "format": FORMAT,
+            "election_hash": self.election_hash,
+            "thresholds": {"marginal": self.marginal, "definite": self.definite},
+            "blank_level": round(self.blank_level, 4),
+            "code_patterns": [list(c) for c in self.code_patterns],
+            "pages": [_page_dict(p) for p in self.pages],
+        }
 
     def save(self, folder: Path) -> None:
         (Path(folder) / MANIFEST).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
 
 
 def _page_dict(p: TemplatePage) -> dict:
-    return {"style_id": p.style_id, "page": p.page, "precinct_id": p.precinct_id, "dpi": p.dpi,
-            "blank_file": p.blank_file, "source": p.source,
-            "code": None if p.code is None else asdict(p.code),
-            "blank_scores": [round(s, 4) for s in p.blank_scores], "layout": p.layout.to_dict()}
+    return {
+        "style_id": p.style_id,
+        "page": p.page,
+        "precinct_id": p.precinct_id,
+        "dpi": p.dpi,
+        "blank_file": p.blank_file,
+        "source": p.source,
+        "code": None if p.code is None else asdict(p.code),
+        "blank_scores": [round(s, 4) for s in p.blank_scores],
+        "layout": p.layout.to_dict(),
+    }
 
 
 def _rect(v) -> Rect | None:
@@ -128,12 +138,29 @@ def _need(v) -> Rect:
 
 def page_layout_from_dict(d: dict) -> PageLayout:
     """The inverse of `PageLayout.to_dict` for what detection reads (targets, contest areas, the code's place)."""
-    targets = tuple(TargetLayout(t["contest_id"], t["option_id"], t["kind"], t["shape"], _need(t["bounds"]),
-                                 _need(t["marking_area"]), _rect(t.get("write_in_area")))
-                    for t in d["targets"])
+    targets = tuple(
+        TargetLayout(
+            t["contest_id"],
+            t["option_id"],
+            t["kind"],
+            t["shape"],
+            _need(t["bounds"]),
+            _need(t["marking_area"]),
+            _rect(t.get("write_in_area")),
+        )
+        for t in d["targets"]
+    )
     boxes = tuple((str(c), _need(r)) for c, r in d["contest_boxes"])
-    return PageLayout(d["style_id"], int(d["page"]), float(d["width_in"]), float(d["height_in"]), (),
-                      _need(d["style_code"]), targets, boxes)
+    return PageLayout(
+        d["style_id"],
+        int(d["page"]),
+        float(d["width_in"]),
+        float(d["height_in"]),
+        (),
+        _need(d["style_code"]),
+        targets,
+        boxes,
+    )
 
 
 def load_set(folder: str | Path) -> TemplateSet:
@@ -152,11 +179,31 @@ def load_set(folder: str | Path) -> TemplateSet:
     for p in doc["pages"]:
         code = p.get("code")
         if code is not None:
-            code = PageCode(code["kind"], code["text"], _need(code["rect"]),
-                            tuple(tuple(m) for m in code.get("marks", ())), tuple(code.get("mark_size", (0, 0))))
-        pages.append(TemplatePage(page_layout_from_dict(p["layout"]), float(p["dpi"]), p["blank_file"],
-                                  p.get("source", ""), code, tuple(p.get("blank_scores", ())), p.get("precinct_id")))
+            code = PageCode(
+                code["kind"],
+                code["text"],
+                _need(code["rect"]),
+                tuple(tuple(m) for m in code.get("marks", ())),
+                tuple(code.get("mark_size", (0, 0))),
+            )
+        pages.append(
+            TemplatePage(
+                page_layout_from_dict(p["layout"]),
+                float(p["dpi"]),
+                p["blank_file"],
+                p.get("source", ""),
+                code,
+                tuple(p.get("blank_scores", ())),
+                p.get("precinct_id"),
+            )
+        )
     th = doc["thresholds"]
-    return TemplateSet(doc["election_hash"], tuple(pages), float(th["marginal"]), float(th["definite"]),
-                       float(doc.get("blank_level", 0.0)), tuple(tuple(c) for c in doc.get("code_patterns", ())),
-                       str(folder))
+    return TemplateSet(
+        doc["election_hash"],
+        tuple(pages),
+        float(th["marginal"]),
+        float(th["definite"]),
+        float(doc.get("blank_level", 0.0)),
+        tuple(tuple(c) for c in doc.get("code_patterns", ())),
+        str(folder),
+    )

@@ -89,8 +89,12 @@ def _drop_printed_interior(pts: TargetPoints, ink: np.ndarray, dpi: int) -> Targ
     keep = ~near[rows, cols]
     keep |= pts.interior_col >= 0  # an arrow's gap columns: the gap itself is unprinted by construction
     ptr = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)[pts.interior_ptr]
-    return replace(pts, interior_xy=np.ascontiguousarray(xy[keep]), interior_col=np.ascontiguousarray(pts.interior_col[keep]),
-                   interior_ptr=ptr)
+    return replace(
+        pts,
+        interior_xy=np.ascontiguousarray(xy[keep]),
+        interior_col=np.ascontiguousarray(pts.interior_col[keep]),
+        interior_ptr=ptr,
+    )
 
 
 def scoring_template(tset: TemplateSet, page: TemplatePage, dpi: int) -> PageTemplate:

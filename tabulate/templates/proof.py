@@ -33,10 +33,26 @@ def proof_image(blank: np.ndarray, dpi: float, layout: PageLayout) -> np.ndarray
             box(t.write_in_area, (60, 170, 60))
         box(t.bounds, (0, 0, 220), 2)
         label = f"{t.contest_id} / {t.option_id}"
-        cv2.putText(out, label, (int(t.marking_area.x * s) + 2, int(t.bounds.bottom * s) + 9),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 200), 1, cv2.LINE_AA)
+        cv2.putText(
+            out,
+            label,
+            (int(t.marking_area.x * s) + 2, int(t.bounds.bottom * s) + 9),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.3,
+            (0, 0, 200),
+            1,
+            cv2.LINE_AA,
+        )
     if layout.style_code.w > 0:
         box(layout.style_code, (160, 0, 160), 2)
-    cv2.putText(out, f"style {layout.style_id} page {layout.page}: {len(layout.targets)} targets", (10, 20),
-                cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 200), 1, cv2.LINE_AA)
+    cv2.putText(
+        out,
+        f"style {layout.style_id} page {layout.page}: {len(layout.targets)} targets",
+        (10, 20),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.6,
+        (0, 0, 200),
+        1,
+        cv2.LINE_AA,
+    )
     return out

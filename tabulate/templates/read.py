@@ -92,36 +92,60 @@ class TemplateReader:
         p = self.tset.page_for(style_id, page)
         return 0 if p is None else len(p.layout.targets)
 
-    def read_image(self, election: Election, image: np.ndarray, *, source: str = "<array>", index: int = 0,
-                   digest: str = "", settings: ReadSettings = DEFAULT_SETTINGS, _timings: list | None = None
-                   ) -> PageReading:
+    def read_image(
+        self,
+        election: Election,
+        image: np.ndarray,
+        *,
+        source: str = "<array>",
+        index: int = 0,
+        digest: str = "",
+        settings: ReadSettings = DEFAULT_SETTINGS,
+        _timings: list | None = None,
+    ) -> PageReading:
         """Read one decoded page (greyscale ``uint8``) with the set; never raises."""
         timings = _timings if _timings is not None else []
         base: dict = {"source": source, "index": index, "digest": digest}
         try:
             if image.dtype != np.uint8 or image.ndim != 2:
-                raise ReadError("unsupported_image", f"expected a 2-D uint8 greyscale image, got {image.dtype} "
-                                f"{image.shape}")
+                raise ReadError(
+                    "unsupported_image", f"expected a 2-D uint8 greyscale image, got {image.dtype} {image.shape}"
+                )
             base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
             t0 = time.perf_counter()
             tp, reg = self.identify_and_register(image)
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
-            base.update(dpi=reg.dpi, rotation=reg.rotation, skew_deg=reg.skew_deg, scale=reg.scale,
-                        residual_in=reg.residual_in, transform=tuple(float(v) for v in reg.affine.ravel()),
-                        paper=reg.paper, ink=reg.ink, hash_prefix=election.hash_prefix, style_id=tp.style_id,
-                        precinct_id=tp.precinct_id, page=tp.page)
+            base.update(
+                dpi=reg.dpi,
+                rotation=reg.rotation,
+                skew_deg=reg.skew_deg,
+                scale=reg.scale,
+                residual_in=reg.residual_in,
+                transform=tuple(float(v) for v in reg.affine.ravel()),
+                paper=reg.paper,
+                ink=reg.ink,
+                hash_prefix=election.hash_prefix,
+                style_id=tp.style_id,
+                precinct_id=tp.precinct_id,
+                page=tp.page,
+            )
             streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
-            targets, flags = score_page(election, image, reg, tp.style_id, tp.page, settings, streaks, tpl=tpl,
-                                        thresholds=self.thresholds)
+            targets, flags = score_page(
+                election, image, reg, tp.style_id, tp.page, settings, streaks, tpl=tpl, thresholds=self.thresholds
+            )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
             return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
         except ReadError as e:
             return PageReading(**base, reason_code=e.code, reason=e.reason, timings_ms=tuple(timings))
         except Exception as e:  # a bug must not stop the batch; the reading says so
-            return PageReading(**base, reason_code="internal_error", reason=f"reader error {type(e).__name__}: {e}",
-                               timings_ms=tuple(timings))
+            return PageReading(
+                **base,
+                reason_code="internal_error",
+                reason=f"reader error {type(e).__name__}: {e}",
+                timings_ms=tuple(timings),
+            )
 
     # -- identification and registration ---------------------------------------------------------
     def _mean_small(self) -> np.ndarray:
@@ -129,8 +153,9 @@ class TemplateReader:
         if self._mean is None:
             smalls = [prepared(self.tset, p).small for p in self.tset.pages]
             shape = (max(a.shape[0] for a in smalls), max(a.shape[1] for a in smalls))
-            self._mean = np.mean([np.pad(a, ((0, shape[0] - a.shape[0]), (0, shape[1] - a.shape[1])))
-                                  for a in smalls], axis=0).astype(np.float32)
+            self._mean = np.mean(
+                [np.pad(a, ((0, shape[0] - a.shape[0]), (0, shape[1] - a.shape[1]))) for a in smalls], axis=0
+            ).astype(np.float32)
         return self._mean
 
     def _candidates(self, small: np.ndarray, turns: tuple[int, int]) -> list[tuple[float, TemplatePage, Coarse]]:
@@ -143,14 +168,19 @@ class TemplateReader:
             turned = np.ascontiguousarray(np.rot90(small, c.k))
             for tp in self.tset.pages:
                 ps = prepared(self.tset, tp).small
-                frame = cv2.warpAffine(turned, c.warp.astype(np.float32), (ps.shape[1], ps.shape[0]),
-                                       flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+                frame = cv2.warpAffine(
+                    turned,
+                    c.warp.astype(np.float32),
+                    (ps.shape[1], ps.shape[0]),
+                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                )
                 out.append((ncc(ps, frame) + (1.0 if c is fits[0] else 0.0), tp, c))
         out.sort(key=lambda x: -x[0])
         return out
 
-    def _code_first(self, image: np.ndarray, dpi: float, turns: tuple[int, int]
-                    ) -> list[tuple[float, TemplatePage, int]]:
+    def _code_first(
+        self, image: np.ndarray, dpi: float, turns: tuple[int, int]
+    ) -> list[tuple[float, TemplatePage, int]]:
         """A QR code read where the set prints it on an unskewed page: its page, both turns, first (cheap)."""
         rects = {p.code.rect for p in self.tset.pages if p.code is not None and p.code.kind == "qr"}
         for rect in rects:
@@ -194,54 +224,88 @@ class TemplateReader:
                 return named, self._refit(image, fine, dpi, named, reg, c.k, paper)
         # By matching: the page in its own frame against every blank; the winner must be clear.
         frame = page_frame(image, reg.affine, w_in, h_in)
-        scores = sorted(((ncc(frame, prepared(self.tset, p).match), p) for p in self.tset.pages
-                         if prepared(self.tset, p).match.shape == frame.shape), key=lambda s: -s[0])
+        scores = sorted(
+            (
+                (ncc(frame, prepared(self.tset, p).match), p)
+                for p in self.tset.pages
+                if prepared(self.tset, p).match.shape == frame.shape
+            ),
+            key=lambda s: -s[0],
+        )
         best, win = scores[0]
         if best < MIN_MATCH:
-            raise ReadError("no_template_match", f"the page matches no template page (best {win.key}, correlation "
-                            f"{best:.2f} < {MIN_MATCH}) and carries no code the set maps")
+            raise ReadError(
+                "no_template_match",
+                f"the page matches no template page (best {win.key}, correlation "
+                f"{best:.2f} < {MIN_MATCH}) and carries no code the set maps",
+            )
         for rho, other in scores[1:]:
             if best - rho >= MATCH_MARGIN:
                 break
             # Close overall: compare only where the two blanks differ (a contest, a name).
             share = closer_share(frame, prepared(self.tset, win).match, prepared(self.tset, other).match)
             if share < MIN_CLOSER:
-                raise ReadError("template_ambiguous", f"the page matches {win.key} and {other.key} about equally "
-                                f"(correlation {best:.3f} and {rho:.3f}; closer to {win.key} on {share:.0%} of "
-                                "where they differ), and its code does not read")
+                raise ReadError(
+                    "template_ambiguous",
+                    f"the page matches {win.key} and {other.key} about equally "
+                    f"(correlation {best:.3f} and {rho:.3f}; closer to {win.key} on {share:.0%} of "
+                    "where they differ), and its code does not read",
+                )
         return win, (reg if win is tp else self._refit(image, fine, dpi, win, reg, c.k, paper))
 
-    def _refit(self, image, fine, dpi: float, tp: TemplatePage, reg: Registration, k: int, paper: float
-               ) -> Registration:
+    def _refit(
+        self, image, fine, dpi: float, tp: TemplatePage, reg: Registration, k: int, paper: float
+    ) -> Registration:
         """Registration against another template, starting from a fit to a similar one."""
         affine, rms, n = refine(fine, reg.affine, dpi, list(prepared(self.tset, tp).anchors))
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
-            raise ReadError("registration_residual", f"the page does not fit template {tp.key} (RMS residual "
-                            f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)")
+            raise ReadError(
+                "registration_residual",
+                f"the page does not fit template {tp.key} (RMS residual "
+                f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)",
+            )
         return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp).core_ink, n, paper)
 
-    def _register(self, image: np.ndarray, fine: np.ndarray, small_shape, dpi: float, tp: TemplatePage,
-                  c: Coarse, paper: float) -> Registration:
+    def _register(
+        self, image: np.ndarray, fine: np.ndarray, small_shape, dpi: float, tp: TemplatePage, c: Coarse, paper: float
+    ) -> Registration:
         affine = coarse_to_image(c, small_shape, dpi)
         anchors = list(prepared(self.tset, tp).anchors)
         affine, rms, n = refine(fine, affine, dpi, anchors)
         if math.isfinite(rms) and rms > 0.003:  # the coarse fit was off: once more from the better one
             affine, rms, n = refine(fine, affine, dpi, anchors)
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
-            raise ReadError("registration_residual", f"the page does not fit template {tp.key}: "
-                            + (f"only {n} of {len(anchors)} printed anchors found" if not math.isfinite(rms)
-                               else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"))
+            raise ReadError(
+                "registration_residual",
+                f"the page does not fit template {tp.key}: "
+                + (
+                    f"only {n} of {len(anchors)} printed anchors found"
+                    if not math.isfinite(rms)
+                    else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"
+                ),
+            )
         return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, n, paper)
 
 
-def _registration(image: np.ndarray, affine: np.ndarray, dpi: float, rms_in: float, k: int, core_ink: np.ndarray,
-                  anchors_n: int, paper: float | None = None) -> Registration:
+def _registration(
+    image: np.ndarray,
+    affine: np.ndarray,
+    dpi: float,
+    rms_in: float,
+    k: int,
+    core_ink: np.ndarray,
+    anchors_n: int,
+    paper: float | None = None,
+) -> Registration:
     sx = math.hypot(affine[0, 0], affine[1, 0])
     sy = math.hypot(affine[0, 1], affine[1, 1])
     scale = (sx / dpi, sy / dpi)
     if not all(SCALE_RANGE[0] <= s <= SCALE_RANGE[1] for s in scale):
-        raise ReadError("scale_out_of_range", f"the printed page is {scale[0]:.1%} x {scale[1]:.1%} of the template's "
-                        f"size (allowed {SCALE_RANGE[0]:.0%}-{SCALE_RANGE[1]:.0%})")
+        raise ReadError(
+            "scale_out_of_range",
+            f"the printed page is {scale[0]:.1%} x {scale[1]:.1%} of the template's "
+            f"size (allowed {SCALE_RANGE[0]:.0%}-{SCALE_RANGE[1]:.0%})",
+        )
     rotation = (90 * k) % 360
     angle = math.degrees(math.atan2(affine[1, 0], affine[0, 0]))
     skew = (angle - rotation + 180.0) % 360.0 - 180.0
@@ -266,6 +330,14 @@ def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank:
     affine = np.array([[tp.dpi, 0.0, 0.0], [0.0, tp.dpi, 0.0]])
     reg = _registration(blank, affine, tp.dpi, 0.0, 0, prepared(tset, tp).core_ink, 0)
     tpl = scoring_template(tset, tp, dpi_class(tp.dpi))
-    targets, _flags = score_page(election, blank, reg, tp.style_id, tp.page, DEFAULT_SETTINGS, tpl=tpl,
-                                 thresholds=Thresholds(tset.marginal, tset.definite))
+    targets, _flags = score_page(
+        election,
+        blank,
+        reg,
+        tp.style_id,
+        tp.page,
+        DEFAULT_SETTINGS,
+        tpl=tpl,
+        thresholds=Thresholds(tset.marginal, tset.definite),
+    )
     return [t.score for t in targets]

@@ -25,8 +25,10 @@ from .context import AppState
 MAX_BODY_BYTES = 1_000_000
 
 #: No inline script or style anywhere, so the policy can forbid both.
-CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; "
-       "frame-ancestors 'none'; base-uri 'none'")
+CSP = (
+    "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
 
 
 class SecurityHeaders:
@@ -43,9 +45,13 @@ class SecurityHeaders:
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
-                extra = {b"content-security-policy": CSP.encode(), b"x-content-type-options": b"nosniff",
-                         b"referrer-policy": b"no-referrer", b"x-frame-options": b"DENY",
-                         b"cross-origin-opener-policy": b"same-origin"}
+                extra = {
+                    b"content-security-policy": CSP.encode(),
+                    b"x-content-type-options": b"nosniff",
+                    b"referrer-policy": b"no-referrer",
+                    b"x-frame-options": b"DENY",
+                    b"cross-origin-opener-policy": b"same-origin",
+                }
                 if not static:
                     extra[b"cache-control"] = b"no-store"
                 names = {k.lower() for k, _ in headers}
@@ -99,16 +105,20 @@ async def _http_error(request, exc):
     from .context import TEMPLATES
 
     status = getattr(exc, "status_code", 500)
-    message = {404: "There is no such page.",
-               405: "This address takes a form sent from the app's own pages, not a visit: go back and use the "
-                    "button on the page."}.get(status, "The request could not be answered.")
+    message = {
+        404: "There is no such page.",
+        405: "This address takes a form sent from the app's own pages, not a visit: go back and use the "
+        "button on the page.",
+    }.get(status, "The request could not be answered.")
     headers = getattr(exc, "headers", None) or {}
-    return TEMPLATES.TemplateResponse(request, "error.html", {"message": message, "status": status, "user": None},
-                                      status_code=status, headers=headers)
+    return TEMPLATES.TemplateResponse(
+        request, "error.html", {"message": message, "status": status, "user": None}, status_code=status, headers=headers
+    )
 
 
-def create_app(db_path: str | Path, *, allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost"),
-               secure_cookies: bool = False) -> Starlette:
+def create_app(
+    db_path: str | Path, *, allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost"), secure_cookies: bool = False
+) -> Starlette:
     """The review app over one store file.
 
     Parameters
@@ -126,10 +136,14 @@ def create_app(db_path: str | Path, *, allowed_hosts: Sequence[str] = ("127.0.0.
         schema.migrate(conn)
     finally:
         conn.close()
-    app = Starlette(routes=ROUTES, max_body_size=MAX_BODY_BYTES,
-                    exception_handlers={404: _http_error, 405: _http_error}, middleware=[
-        Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)),
-        Middleware(SecurityHeaders),
-    ])
+    app = Starlette(
+        routes=ROUTES,
+        max_body_size=MAX_BODY_BYTES,
+        exception_handlers={404: _http_error, 405: _http_error},
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)),
+            Middleware(SecurityHeaders),
+        ],
+    )
     app.state.review = AppState(db_path, secure_cookies=secure_cookies)
     return app

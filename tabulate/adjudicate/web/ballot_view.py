@@ -88,8 +88,9 @@ class BallotView:
         return [c for c in self.contests if not c.flagged]
 
 
-def _value(form: Mapping[str, Any] | None, previous: Entry | None, contest_id: str, option_id: str,
-           default: str | None) -> str | None:
+def _value(
+    form: Mapping[str, Any] | None, previous: Entry | None, contest_id: str, option_id: str, default: str | None
+) -> str | None:
     if form is not None:
         v = form.get(forms.mark_field(contest_id, option_id))
         return v if v in ("0", "1") else None
@@ -98,14 +99,24 @@ def _value(form: Mapping[str, Any] | None, previous: Entry | None, contest_id: s
     return default
 
 
-def build(election: Election, sheet: ReviewSheet, *, manual: bool, style_id: str | None, precinct_id: str | None,
-          previous: Entry | None = None, form: Mapping[str, Any] | None = None) -> BallotView:
+def build(
+    election: Election,
+    sheet: ReviewSheet,
+    *,
+    manual: bool,
+    style_id: str | None,
+    precinct_id: str | None,
+    previous: Entry | None = None,
+    form: Mapping[str, Any] | None = None,
+) -> BallotView:
     """The review page's model. ``style_id`` is the sheet's, or (entered by hand) the one the team chose."""
     sid = sheet.sheet_id
     queued = set(election.adjudication.reasons)
     reasons = [r for r in sheet.reasons if r.code in queued]
-    pages = [(p.side, {1: "Front", 2: "Back"}.get(p.layout_page, f"Image {p.side}"), f"/img/{sid}/{p.side}.png")
-             for p in sheet.pages_in_order]
+    pages = [
+        (p.side, {1: "Front", 2: "Back"}.get(p.layout_page, f"Image {p.side}"), f"/img/{sid}/{p.side}.png")
+        for p in sheet.pages_in_order
+    ]
     ballot_reasons = [reason_sentence(election, r) for r in reasons if r.contest_id is None]
     if manual:
         detail = "; ".join(r.detail or r.code for r in sheet.reasons)
@@ -134,29 +145,66 @@ def build(election: Election, sheet: ReviewSheet, *, manual: bool, style_id: str
         for option in contest.options:
             machine = machine_marks.get(option.id) if not manual else None
             flagged = (contest.id, option.id) in named
-            default = None if flagged or (machine is not None and machine.scan == "marginal") else (
-                "1" if machine is not None and machine.scan == "marked" else "0")
+            default = (
+                None
+                if flagged or (machine is not None and machine.scan == "marginal")
+                else ("1" if machine is not None and machine.scan == "marked" else "0")
+            )
             reading = previous.reading(contest.id, option.id) if previous else None
-            name = (form.get(forms.name_field(contest.id, option.id), "") if form is not None
-                    else (reading.name if reading else ""))
+            name = (
+                form.get(forms.name_field(contest.id, option.id), "")
+                if form is not None
+                else (reading.name if reading else "")
+            )
             tside = sheet.side_for(target_page.get((contest.id, option.id), 0))
-            crop_base = (f"/img/{sid}/{tside.side}/area/{contest.id}/{option.id}"
-                         if tside is not None and tside.affine is not None else None)
+            crop_base = (
+                f"/img/{sid}/{tside.side}/area/{contest.id}/{option.id}"
+                if tside is not None and tside.affine is not None
+                else None
+            )
             ink = option.kind == "write_in" and (machine is None or machine.write_in_ink or machine.scan != "unmarked")
-            rows.append(OptionRow(
-                contest.id, option.id, option_label(contest, option.id),
-                abbreviation.get(option.party, "") if option.kind == "candidate" else "", option.kind, machine,
-                _value(form, previous, contest.id, option.id, default), flagged,
-                marking_crop=f"{crop_base}/marking.png" if crop_base and (flagged or (
-                    machine is not None and machine.scan != "unmarked")) and option.kind != "write_in" else None,
-                write_in_crop=f"{crop_base}/write_in.png" if crop_base and ink else None,
-                name=str(name)[:120],
-                sticker=(form.get(forms.sticker_field(contest.id, option.id)) == "1" if form is not None
-                         else bool(reading and reading.sticker))))
-        reasons = [reason_sentence(election, r, machine_marks.get(r.option_id) if r.option_id else None,
-                                   sheet.targets.get((r.contest_id, r.option_id)) if r.option_id else None)
-                   for r in by_contest.get(contest.id, [])]
-        contests.append(ContestView(
-            contest.id, contest.title, contest.vote_for, show_all or contest.id in by_contest, reasons,
-            f"/img/{sid}/{side.side}/contest/{contest.id}.png" if can_crop else None, rows))
+            rows.append(
+                OptionRow(
+                    contest.id,
+                    option.id,
+                    option_label(contest, option.id),
+                    abbreviation.get(option.party, "") if option.kind == "candidate" else "",
+                    option.kind,
+                    machine,
+                    _value(form, previous, contest.id, option.id, default),
+                    flagged,
+                    marking_crop=f"{crop_base}/marking.png"
+                    if crop_base
+                    and (flagged or (machine is not None and machine.scan != "unmarked"))
+                    and option.kind != "write_in"
+                    else None,
+                    write_in_crop=f"{crop_base}/write_in.png" if crop_base and ink else None,
+                    name=str(name)[:120],
+                    sticker=(
+                        form.get(forms.sticker_field(contest.id, option.id)) == "1"
+                        if form is not None
+                        else bool(reading and reading.sticker)
+                    ),
+                )
+            )
+        reasons = [
+            reason_sentence(
+                election,
+                r,
+                machine_marks.get(r.option_id) if r.option_id else None,
+                sheet.targets.get((r.contest_id, r.option_id)) if r.option_id else None,
+            )
+            for r in by_contest.get(contest.id, [])
+        ]
+        contests.append(
+            ContestView(
+                contest.id,
+                contest.title,
+                contest.vote_for,
+                show_all or contest.id in by_contest,
+                reasons,
+                f"/img/{sid}/{side.side}/contest/{contest.id}.png" if can_crop else None,
+                rows,
+            )
+        )
     return BallotView(sheet, contests, ballot_reasons, pages, manual, style_id, precinct_id, styles)

@@ -117,9 +117,12 @@ class Ctx:
 
 def forbidden(ctx_or_request, message: str, status: int = 403) -> Response:
     request = ctx_or_request.request if isinstance(ctx_or_request, Ctx) else ctx_or_request
-    return TEMPLATES.TemplateResponse(request, "error.html", {"message": message, "status": status,
-                                                              "user": getattr(ctx_or_request, "user", None)},
-                                      status_code=status)
+    return TEMPLATES.TemplateResponse(
+        request,
+        "error.html",
+        {"message": message, "status": status, "user": getattr(ctx_or_request, "user", None)},
+        status_code=status,
+    )
 
 
 async def read_form(request: Request) -> dict[str, Any]:
@@ -156,8 +159,11 @@ def endpoint(permission: str | None) -> Callable:
                 if permission is not None and not session.user.may(permission):
                     return forbidden(ctx, "Your role does not allow this page.")
                 if request.method == "POST" and not csrf_ok(session, form.get("csrf")):
-                    return forbidden(ctx, "This form has expired or did not come from this site "
-                                          "(its CSRF token is missing or wrong). Go back, reload and try again.")
+                    return forbidden(
+                        ctx,
+                        "This form has expired or did not come from this site "
+                        "(its CSRF token is missing or wrong). Go back, reload and try again.",
+                    )
                 params = {k: (str(v) if k == "sheet_id" else v) for k, v in request.path_params.items()}
                 return fn(ctx, **params)
 

@@ -43,8 +43,9 @@ def _text(form: Mapping[str, Any], key: str, limit: int) -> str:
     return " ".join(str(value).split())[:limit]
 
 
-def parse_entry(election: Election, sheet: ReviewSheet, form: Mapping[str, Any], *, round_: int,
-                manual: bool) -> tuple[Entry | None, list[str]]:
+def parse_entry(
+    election: Election, sheet: ReviewSheet, form: Mapping[str, Any], *, round_: int, manual: bool
+) -> tuple[Entry | None, list[str]]:
     """The entry a form describes, or the list of what is missing from it (in words)."""
     problems: list[str] = []
     style_id = _text(form, "style", 64) if manual else (sheet.style_id or "")

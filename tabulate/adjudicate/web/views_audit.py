@@ -40,9 +40,16 @@ def audit_list(ctx: Ctx) -> Response:
         return forbidden(ctx, "Your role does not allow this page.")
     _migrated(ctx)
     election = ctx.source.election()
-    rows = [{"id": a.id, "tabulator": a.tabulator, "race": election.contest(a.contest_id).title,
-             "signed": book.signed(ctx.conn, a.id), "matched": matched_tally(book.tallies(ctx.conn, a.id)) is not None}
-            for a in book.audits(ctx.conn)]
+    rows = [
+        {
+            "id": a.id,
+            "tabulator": a.tabulator,
+            "race": election.contest(a.contest_id).title,
+            "signed": book.signed(ctx.conn, a.id),
+            "matched": matched_tally(book.tallies(ctx.conn, a.id)) is not None,
+        }
+        for a in book.audits(ctx.conn)
+    ]
     return ctx.render("audit_list.html", audits=rows)
 
 
@@ -55,11 +62,24 @@ def _counter_view(ctx: Ctx, audit_id: int, message: str = "", problem: str = "")
     current = current_attempt(entries)
     mine = any(e.counter.casefold() == ctx.user.name.casefold() for e in current.entries)
     last = attempts[-1] if attempts else None
-    differ = [] if last is None or not last.complete or last.matched else \
-        [o.label for o in contest.options if o.id in last.differences]
-    return ctx.render("audit_count.html", audit=audit, contest=contest, attempt=current.number, entered=mine,
-                      matched=matched, differ=differ, last=last, signed=book.signed(ctx.conn, audit_id),
-                      message=message, problem=problem)
+    differ = (
+        []
+        if last is None or not last.complete or last.matched
+        else [o.label for o in contest.options if o.id in last.differences]
+    )
+    return ctx.render(
+        "audit_count.html",
+        audit=audit,
+        contest=contest,
+        attempt=current.number,
+        entered=mine,
+        matched=matched,
+        differ=differ,
+        last=last,
+        signed=book.signed(ctx.conn, audit_id),
+        message=message,
+        problem=problem,
+    )
 
 
 @endpoint(None)
@@ -84,8 +104,15 @@ def enter(ctx: Ctx, audit_id: int) -> Response:
     contest = ctx.source.election().contest(audit.contest_id)
     counts = [(o.id, str(ctx.form.get(f"c|{o.id}", "")).strip()) for o in contest.options]
     try:
-        attempt = workflow.enter_tally(ctx.source.store, ctx.conn, audit_id, counter=ctx.user.name,
-                                       party=ctx.user.party or "", counts=counts, actor=ctx.user.name)
+        attempt = workflow.enter_tally(
+            ctx.source.store,
+            ctx.conn,
+            audit_id,
+            counter=ctx.user.name,
+            party=ctx.user.party or "",
+            counts=counts,
+            actor=ctx.user.name,
+        )
     except (TallyError, book.AuditError) as e:
         return _counter_view(ctx, audit_id, problem=str(e))
     m = "Your tally is recorded." + ("" if attempt.complete else " Waiting for the other counter.")
@@ -100,11 +127,18 @@ def finding(ctx: Ctx, audit_id: int) -> Response:
     text = str(ctx.form.get("text", ""))
     try:
         if kind == "signature":
-            workflow.sign(ctx.source.store, ctx.conn, audit_id, member=ctx.user.name, party=ctx.user.party or "",
-                          actor=ctx.user.name)
+            workflow.sign(
+                ctx.source.store,
+                ctx.conn,
+                audit_id,
+                member=ctx.user.name,
+                party=ctx.user.party or "",
+                actor=ctx.user.name,
+            )
         elif kind in ("determination", "annotation"):
-            book.add_finding(ctx.conn, audit_id, kind, ctx.user.name, text, party=ctx.user.party or "",
-                             actor=ctx.user.name)
+            book.add_finding(
+                ctx.conn, audit_id, kind, ctx.user.name, text, party=ctx.user.party or "", actor=ctx.user.name
+            )
         else:
             return forbidden(ctx, "Unknown kind of finding.", 400)
     except book.AuditError as e:

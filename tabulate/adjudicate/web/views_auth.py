@@ -36,15 +36,19 @@ def _safe_next(target: str | None) -> str | None:
 
 
 def _cookie(response: Response, state: AppState, name: str, value: str, max_age: int | None = None) -> None:
-    response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict", secure=state.secure_cookies,
-                        path="/")
+    response.set_cookie(
+        name, value, max_age=max_age, httponly=True, samesite="strict", secure=state.secure_cookies, path="/"
+    )
 
 
 def _login_page(request: Request, state: AppState, message: str = "", status: int = 200) -> Response:
     token = secrets.token_urlsafe(32)
-    response = TEMPLATES.TemplateResponse(request, "login.html", {
-        "csrf": token, "message": message, "next": _safe_next(request.query_params.get("next")) or "",
-        "user": None}, status_code=status)
+    response = TEMPLATES.TemplateResponse(
+        request,
+        "login.html",
+        {"csrf": token, "message": message, "next": _safe_next(request.query_params.get("next")) or "", "user": None},
+        status_code=status,
+    )
     _cookie(response, state, PRELOGIN_COOKIE, token, max_age=3600)
     return response
 
@@ -52,6 +56,7 @@ def _login_page(request: Request, state: AppState, message: str = "", status: in
 async def login(request: Request) -> Response:
     state: AppState = request.app.state.review
     if request.method == "GET":
+
         def check():
             return load_session(state.conn(), request.cookies.get(COOKIE), touch=False)
 

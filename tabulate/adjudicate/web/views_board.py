@@ -37,8 +37,10 @@ def _summary(ctx: Ctx, d: decisions.Decision) -> list[dict]:
 
 def _places(ctx: Ctx) -> dict[str, str]:
     """Each queued ballot's reference "batch · position", by sheet id."""
-    return {r[0]: ballot_reference(r[1], r[2]) for r in ctx.conn.execute(
-        "SELECT sheet_id, batch, position FROM adj_ballots")}
+    return {
+        r[0]: ballot_reference(r[1], r[2])
+        for r in ctx.conn.execute("SELECT sheet_id, batch, position FROM adj_ballots")
+    }
 
 
 @endpoint("queue")
@@ -54,9 +56,15 @@ def decided(ctx: Ctx, sheet_id: str) -> Response:
     if not ctx.user.may("board"):
         return ctx.render("decided.html", row=row, decision=d, summary=[], history=[], may_reopen=False)
     history = list(auditlog.entries(ctx.conn, sheet_id=sheet_id))
-    return ctx.render("decided.html", row=row, decision=d, summary=_summary(ctx, d), history=history,
-                      earlier=[x for x in decisions.decisions(ctx.conn, sheet_id=sheet_id) if x.reopened_at],
-                      may_reopen=ctx.user.may("reopen"))
+    return ctx.render(
+        "decided.html",
+        row=row,
+        decision=d,
+        summary=_summary(ctx, d),
+        history=history,
+        earlier=[x for x in decisions.decisions(ctx.conn, sheet_id=sheet_id) if x.reopened_at],
+        may_reopen=ctx.user.may("reopen"),
+    )
 
 
 @endpoint("reopen")
@@ -65,8 +73,7 @@ def reopen(ctx: Ctx, sheet_id: str) -> Response:
         new_round = decisions.reopen(ctx.conn, ctx.source, sheet_id, ctx.user, str(ctx.form.get("reason", "")))
     except DecisionError as e:
         return forbidden(ctx, "; ".join(e.problems), 400)
-    return RedirectResponse(f"/board?m=Ballot+{sheet_id}+reopened+for+the+board+(round+{new_round}).",
-                            status_code=303)
+    return RedirectResponse(f"/board?m=Ballot+{sheet_id}+reopened+for+the+board+(round+{new_round}).", status_code=303)
 
 
 @endpoint("board")
@@ -74,16 +81,23 @@ def board_page(ctx: Ctx) -> Response:
     refresh(ctx)
     election = ctx.source.election()
     recent = decisions.decisions(ctx.conn, current_only=True)[-50:][::-1]
-    return ctx.render("board.html", candidates=queue.hand_entry_candidates(ctx.conn, ctx.source),
-                      recent=recent, progress=queue.progress(ctx.conn), message=ctx.request.query_params.get("m", ""),
-                      decided_by=election.adjudication.decided_by, places=_places(ctx))
+    return ctx.render(
+        "board.html",
+        candidates=queue.hand_entry_candidates(ctx.conn, ctx.source),
+        recent=recent,
+        progress=queue.progress(ctx.conn),
+        message=ctx.request.query_params.get("m", ""),
+        decided_by=election.adjudication.decided_by,
+        places=_places(ctx),
+    )
 
 
 @endpoint("board")
 def hand_entry(ctx: Ctx, sheet_id: str) -> Response:
     try:
-        queue.set_aside_for_hand_entry(ctx.conn, ctx.source, sheet_id, actor=ctx.user.name,
-                                       attempts_confirmed=ctx.form.get("attempts") == "1")
+        queue.set_aside_for_hand_entry(
+            ctx.conn, ctx.source, sheet_id, actor=ctx.user.name, attempts_confirmed=ctx.form.get("attempts") == "1"
+        )
     except ValueError as e:
         return forbidden(ctx, str(e), 400)
     return RedirectResponse("/board?m=Ballot+set+aside+for+entry+by+hand.", status_code=303)
@@ -101,18 +115,55 @@ def decisions_csv(ctx: Ctx) -> Response:
     buf = io.StringIO()
     out = csv_writer(buf)
     places = _places(ctx)
-    out.writerow(["decision", "sheet_id", "reference", "ballot", "round", "decided_by", "members", "created_at", "manual",
-                  "note", "changed_contests", "write_ins", "reopened_at", "reopen_reason"])
+    out.writerow(
+        [
+            "decision",
+            "sheet_id",
+            "reference",
+            "ballot",
+            "round",
+            "decided_by",
+            "members",
+            "created_at",
+            "manual",
+            "note",
+            "changed_contests",
+            "write_ins",
+            "reopened_at",
+            "reopen_reason",
+        ]
+    )
     for d in rows:
         before = {c["contest_id"]: c for c in (d.before.get("votes") or {}).get("contests", [])}
-        changed = [c["contest_id"] for c in d.after["contests"]
-                   if before.get(c["contest_id"], {}).get("selections") != c["selections"]
-                   or before.get(c["contest_id"], {}).get("status") != c["status"]]
-        out.writerow([d.id, d.sheet_id, places.get(d.sheet_id, ""), d.after.get("ballot_id", ""), d.round, d.decided_by, " & ".join(d.members),
-                      d.created_at, d.entry.manual, d.entry.note, " ".join(changed),
-                      " ".join(f"{k}={v or 'not_counted'}" for k, v in d.write_ins.items()),
-                      d.reopened_at or "", d.reopen_reason or ""])
-    auditlog.append(ctx.conn, ctx.user.name, "export", detail={"what": "decisions.csv", "rows": len(rows),
-                                                               "from": ctx.where()})
-    return Response(buf.getvalue(), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="decisions.csv"'})
+        changed = [
+            c["contest_id"]
+            for c in d.after["contests"]
+            if before.get(c["contest_id"], {}).get("selections") != c["selections"]
+            or before.get(c["contest_id"], {}).get("status") != c["status"]
+        ]
+        out.writerow(
+            [
+                d.id,
+                d.sheet_id,
+                places.get(d.sheet_id, ""),
+                d.after.get("ballot_id", ""),
+                d.round,
+                d.decided_by,
+                " & ".join(d.members),
+                d.created_at,
+                d.entry.manual,
+                d.entry.note,
+                " ".join(changed),
+                " ".join(f"{k}={v or 'not_counted'}" for k, v in d.write_ins.items()),
+                d.reopened_at or "",
+                d.reopen_reason or "",
+            ]
+        )
+    auditlog.append(
+        ctx.conn, ctx.user.name, "export", detail={"what": "decisions.csv", "rows": len(rows), "from": ctx.where()}
+    )
+    return Response(
+        buf.getvalue(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="decisions.csv"'},
+    )

@@ -95,16 +95,26 @@ def area_image(ctx: Ctx, sheet_id: str, side: int, contest_id: str, option_id: s
         return loaded
     sheet, page, gray = loaded
     layout_page, rect = _rectified(ctx, sheet, page, gray)
-    target = next((t for t in (layout_page.targets if layout_page else ())
-                   if (t.contest_id, t.option_id) == (contest_id, option_id)), None)
+    target = next(
+        (
+            t
+            for t in (layout_page.targets if layout_page else ())
+            if (t.contest_id, t.option_id) == (contest_id, option_id)
+        ),
+        None,
+    )
     if rect is None or target is None:
         return forbidden(ctx, "No such target on this page.", 404)
     if area == "marking":
         # The target and its designated marking area (the name beside it): where §3(1) marks are.
         box = target.marking_area
         x0 = min(target.bounds.x, box.x)
-        region = type(box)(x0, min(box.y, target.bounds.y), box.x + box.w - x0,
-                           max(box.y + box.h, target.bounds.y + target.bounds.h) - min(box.y, target.bounds.y))
+        region = type(box)(
+            x0,
+            min(box.y, target.bounds.y),
+            box.x + box.w - x0,
+            max(box.y + box.h, target.bounds.y + target.bounds.h) - min(box.y, target.bounds.y),
+        )
     else:
         if target.write_in_area is None:
             return forbidden(ctx, "This option has no write-in area.", 404)

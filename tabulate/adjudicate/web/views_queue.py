@@ -35,8 +35,11 @@ def _labels(ctx: Ctx) -> dict:
     contests = {c.id: c.title for c in election.contests}
     if election.straight_party:
         contests["straight-party"] = "Straight party"
-    return {"reason_labels": queue.REASON_LABELS, "contest_titles": contests,
-            "precinct_names": {p.id: p.name for p in election.precincts}}
+    return {
+        "reason_labels": queue.REASON_LABELS,
+        "contest_titles": contests,
+        "precinct_names": {p.id: p.name for p in election.precincts},
+    }
 
 
 @endpoint("progress")
@@ -85,13 +88,25 @@ def queue_page(ctx: Ctx) -> Response:
     rows = queue.list_queue(ctx.conn, states=states, flt=flt, limit=PAGE_ROWS, offset=(page - 1) * PAGE_ROWS)
     held = queue.current_lease(ctx.conn, panel) if panel else None
     election = ctx.source.election()
-    return ctx.render("queue.html", progress=queue.progress(ctx.conn), rows=rows, flt=flt, panel=panel, held=held,
-                      filters=[(k, v) for k, v in vars(flt).items() if v], total=total, page=page,
-                      first=(page - 1) * PAGE_ROWS + 1 if rows else 0, last=(page - 1) * PAGE_ROWS + len(rows),
-                      pages=-(-total // PAGE_ROWS),
-                      decided_by=election.adjudication.decided_by, query=urlencode(
-                          {k: v for k, v in vars(flt).items() if v}), message=ctx.request.query_params.get("m", ""),
-                      **_team_panel(ctx), **_labels(ctx))
+    return ctx.render(
+        "queue.html",
+        progress=queue.progress(ctx.conn),
+        rows=rows,
+        flt=flt,
+        panel=panel,
+        held=held,
+        filters=[(k, v) for k, v in vars(flt).items() if v],
+        total=total,
+        page=page,
+        first=(page - 1) * PAGE_ROWS + 1 if rows else 0,
+        last=(page - 1) * PAGE_ROWS + len(rows),
+        pages=-(-total // PAGE_ROWS),
+        decided_by=election.adjudication.decided_by,
+        query=urlencode({k: v for k, v in vars(flt).items() if v}),
+        message=ctx.request.query_params.get("m", ""),
+        **_team_panel(ctx),
+        **_labels(ctx),
+    )
 
 
 @endpoint("decide")
@@ -103,13 +118,17 @@ def next_ballot(ctx: Ctx) -> Response:
     flt = QueueFilter.from_params(ctx.form)
     sheet_id = queue.lease_next(ctx.conn, panel, ctx.user.id, flt)
     if sheet_id is None:
-        return RedirectResponse("/queue?m=" + "No ballot is waiting" + (" for this filter." if any(vars(flt).values())
-                                                                         else "."), status_code=303)
+        return RedirectResponse(
+            "/queue?m=" + "No ballot is waiting" + (" for this filter." if any(vars(flt).values()) else "."),
+            status_code=303,
+        )
     return RedirectResponse(f"/ballot/{sheet_id}", status_code=303)
 
 
-JOIN_FAILED = ("Partner not signed in: the name or password is wrong, the address is waiting after failed "
-               "sign-ins, or the two of you may not form a team.")
+JOIN_FAILED = (
+    "Partner not signed in: the name or password is wrong, the address is waiting after failed "
+    "sign-ins, or the two of you may not form a team."
+)
 
 
 def _back(message: str) -> Response:
@@ -146,15 +165,23 @@ def team_join(ctx: Ctx) -> Response:
     if ctx.session.partner is not None:
         return _back("This screen already has two people signed in.")
     try:
-        team = panels.join_at_screen(ctx.conn, ctx.session, str(ctx.form.get("name", ""))[:64],
-                                     str(ctx.form.get("password", ""))[:1024], where=ctx.where())
+        team = panels.join_at_screen(
+            ctx.conn,
+            ctx.session,
+            str(ctx.form.get("name", ""))[:64],
+            str(ctx.form.get("password", ""))[:1024],
+            where=ctx.where(),
+        )
     except (LoginFailed, TeamError):
         # One answer for every failure: a distinct one would confirm a board member's
         # password ("not an active reviewer") to whoever is at this screen. The journal
         # keeps the real reason.
         return _back(JOIN_FAILED)
-    return _back("Team formed at this screen: " + " & ".join(m.label for m in team.members)
-                 + ". Each of you records your own entry for every ballot.")
+    return _back(
+        "Team formed at this screen: "
+        + " & ".join(m.label for m in team.members)
+        + ". Each of you records your own entry for every ballot."
+    )
 
 
 @endpoint("team")

@@ -55,8 +55,18 @@ def _is_manual(ctx: Ctx, sheet_id: str) -> bool:
     return bool(r and r[0])
 
 
-def _review(ctx: Ctx, sheet_id: str, row: QueueRow, panel: Panel, member: User, entered: set[int], *,
-            form: dict | None = None, problems: list[str] | None = None, status: int = 200) -> Response:
+def _review(
+    ctx: Ctx,
+    sheet_id: str,
+    row: QueueRow,
+    panel: Panel,
+    member: User,
+    entered: set[int],
+    *,
+    form: dict | None = None,
+    problems: list[str] | None = None,
+    status: int = 200,
+) -> Response:
     election = ctx.source.election()
     sheet = ctx.source.sheet(sheet_id)
     manual = _is_manual(ctx, sheet_id)
@@ -67,19 +77,32 @@ def _review(ctx: Ctx, sheet_id: str, row: QueueRow, panel: Panel, member: User, 
         precinct = src.get("precinct") or (previous.precinct_id if previous else None)
     else:
         style, precinct = sheet.style_id, sheet.precinct_id
-    view = ballot_view.build(election, sheet, manual=manual, style_id=style, precinct_id=precinct,
-                             previous=previous, form=form)
+    view = ballot_view.build(
+        election, sheet, manual=manual, style_id=style, precinct_id=precinct, previous=previous, form=form
+    )
     precincts = election.style(style).precincts if style else ()
     # The board decides a disagreement seeing both team entries and what they disagreed on.
     team_entries = ()
     if panel.kind == BOARD:
-        team_entries = tuple(e for e in ballot_entries(ctx.conn, election, sheet_id) if e.round < row.round
-                             or e.panel != panel.key)
-    return ctx.render("review.html", status_code=status, view=view, row=row, panel=panel, member=member,
-                      team_entries=team_entries, disagreements=disagreements(team_entries),
-                      entered=len(entered), needed=panel.needed, problems=problems or [], precincts=precincts,
-                      note=(form or {}).get("note", previous.note if previous else ""),
-                      shared=ctx.session.partner is not None)
+        team_entries = tuple(
+            e for e in ballot_entries(ctx.conn, election, sheet_id) if e.round < row.round or e.panel != panel.key
+        )
+    return ctx.render(
+        "review.html",
+        status_code=status,
+        view=view,
+        row=row,
+        panel=panel,
+        member=member,
+        team_entries=team_entries,
+        disagreements=disagreements(team_entries),
+        entered=len(entered),
+        needed=panel.needed,
+        problems=problems or [],
+        precincts=precincts,
+        note=(form or {}).get("note", previous.note if previous else ""),
+        shared=ctx.session.partner is not None,
+    )
 
 
 @endpoint("decide")
@@ -90,8 +113,7 @@ def ballot_page(ctx: Ctx, sheet_id: str) -> Response:
         return stop
     member, entered = _acting(ctx, panel, row, ctx.request.query_params.get("again") == "1")
     if member is None:
-        return ctx.render("waiting.html", row=row, panel=panel, entered=len(entered),
-                          needed=panel.needed)
+        return ctx.render("waiting.html", row=row, panel=panel, entered=len(entered), needed=panel.needed)
     return _review(ctx, sheet_id, row, panel, member, entered)
 
 
@@ -132,8 +154,15 @@ def _preview_model(election, sheet, entry: Entry) -> dict:
                 before = contest_outcome(contest, sheet.interpreted.contest(cv.contest_id), {})
             except KeyError:
                 before = ""
-        contests.append({"title": contest.title, "after": after, "before": before,
-                         "changed": bool(sheet.interpreted) and before != after, "cite": cite(cv.clauses)})
+        contests.append(
+            {
+                "title": contest.title,
+                "after": after,
+                "before": before,
+                "changed": bool(sheet.interpreted) and before != after,
+                "cite": cite(cv.clauses),
+            }
+        )
     write_ins = []
     for (cid, oid), p in decided.proposals.items():
         contest = election.contest(cid)
@@ -142,15 +171,29 @@ def _preview_model(election, sheet, entry: Entry) -> dict:
         if sheet.fwab:
             choices += [(c.id, c.name + " (on the ballot; FWAB)") for c in contest.candidates]
         choices.append((NOT_COUNTED, "Not counted"))
-        chosen = reading.outcome if reading and reading.outcome else (
-            p.candidate_id if p.outcome == "candidate" else (NOT_COUNTED if p.outcome == "not_counted" else None))
-        write_ins.append({"field": forms.outcome_field(cid, oid), "contest": contest.title,
-                          "line": option_label(contest, oid), "name": reading.name if reading else "",
-                          "sticker": bool(reading and reading.sticker), "proposal": p,
-                          "proposal_words": {"candidate": "a vote for " + option_label(contest, p.candidate_id)
-                                             if p.candidate_id else "", "not_counted": "not counted",
-                                             "person_must_decide": "you decide"}[p.outcome],
-                          "clause_text": CLAUSE_TEXT.get(p.clause, ""), "choices": choices, "chosen": chosen})
+        chosen = (
+            reading.outcome
+            if reading and reading.outcome
+            else (p.candidate_id if p.outcome == "candidate" else (NOT_COUNTED if p.outcome == "not_counted" else None))
+        )
+        write_ins.append(
+            {
+                "field": forms.outcome_field(cid, oid),
+                "contest": contest.title,
+                "line": option_label(contest, oid),
+                "name": reading.name if reading else "",
+                "sticker": bool(reading and reading.sticker),
+                "proposal": p,
+                "proposal_words": {
+                    "candidate": "a vote for " + option_label(contest, p.candidate_id) if p.candidate_id else "",
+                    "not_counted": "not counted",
+                    "person_must_decide": "you decide",
+                }[p.outcome],
+                "clause_text": CLAUSE_TEXT.get(p.clause, ""),
+                "choices": choices,
+                "chosen": chosen,
+            }
+        )
     return {"contests": contests, "write_ins": write_ins, "notes": decided.notes}
 
 
@@ -171,8 +214,16 @@ def preview(ctx: Ctx, sheet_id: str) -> Response:
             problems = e.problems
     if problems:
         return _review(ctx, sheet_id, row, panel, member, entered, form=ctx.form, problems=problems, status=400)
-    return ctx.render("preview.html", row=row, panel=panel, member=member, sheet=sheet,
-                      hidden=forms.entry_fields(entry, election), problems=[], **model)
+    return ctx.render(
+        "preview.html",
+        row=row,
+        panel=panel,
+        member=member,
+        sheet=sheet,
+        hidden=forms.entry_fields(entry, election),
+        problems=[],
+        **model,
+    )
 
 
 @endpoint("decide")
@@ -199,17 +250,30 @@ def record(ctx: Ctx, sheet_id: str) -> Response:
     election, sheet, entry, problems = _parse(ctx, sheet_id, row)
     if entry is not None:
         try:
-            result = decisions.record_entry(ctx.conn, ctx.source, panel, member, entry,
-                                            shared_screen=ctx.session.partner is not None)
+            result = decisions.record_entry(
+                ctx.conn, ctx.source, panel, member, entry, shared_screen=ctx.session.partner is not None
+            )
         except DecisionError as e:
             problems = e.problems
         except LeaseLost as e:
             return forbidden(ctx, f"{e}.", 409)
     if problems:
-        model = _preview_model(election, sheet, entry) if entry is not None else {"contests": [], "write_ins": [],
-                                                                                 "notes": ()}
-        return ctx.render("preview.html", status_code=400, row=row, panel=panel, member=member, sheet=sheet,
-                          hidden=forms.entry_fields(entry, election) if entry else [], problems=problems, **model)
+        model = (
+            _preview_model(election, sheet, entry)
+            if entry is not None
+            else {"contests": [], "write_ins": [], "notes": ()}
+        )
+        return ctx.render(
+            "preview.html",
+            status_code=400,
+            row=row,
+            panel=panel,
+            member=member,
+            sheet=sheet,
+            hidden=forms.entry_fields(entry, election) if entry else [],
+            problems=problems,
+            **model,
+        )
     if result.status == DECIDED:
         decisions.apply_pending(ctx.conn, ctx.source)
     return RedirectResponse(f"/ballot/{sheet_id}/done?s={result.status}", status_code=303)
@@ -225,8 +289,14 @@ def done(ctx: Ctx, sheet_id: str) -> Response:
     next_member = None
     if panel is not None and row.state != "decided" and status not in (ESCALATED,):
         next_member, _ = _acting(ctx, panel, row, False)
-    return ctx.render("done.html", row=row, status=status, next_member=next_member,
-                      escalated=status == ESCALATED, no_majority=status == NO_MAJORITY)
+    return ctx.render(
+        "done.html",
+        row=row,
+        status=status,
+        next_member=next_member,
+        escalated=status == ESCALATED,
+        no_majority=status == NO_MAJORITY,
+    )
 
 
 @endpoint("decide")

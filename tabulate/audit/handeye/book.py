@@ -118,7 +118,9 @@ def migrate(conn: sqlite3.Connection) -> None:
     triggers = "".join(
         f"CREATE TRIGGER IF NOT EXISTS {t}_no_{op.lower()} BEFORE {op} ON {t} "
         f"BEGIN SELECT RAISE(ABORT, 'the hand-to-eye audit records are append-only'); END;"
-        for t in _APPEND_ONLY for op in ("UPDATE", "DELETE"))
+        for t in _APPEND_ONLY
+        for op in ("UPDATE", "DELETE")
+    )
     conn.executescript("BEGIN IMMEDIATE;" + _TABLES + triggers + "COMMIT;")
 
 
@@ -130,29 +132,47 @@ def create_audit(conn: sqlite3.Connection, actor: str, selection: Mapping, predi
     """Record a selection and the prediction made from the store as it is now; log both."""
     with transaction(conn):
         at = now()
-        cur = conn.execute("INSERT INTO he_audits (created_at, created_by, tabulator, contest_id, selection, "
-                           "prediction) VALUES (?, ?, ?, ?, ?, ?)",
-                           (at, actor, selection["tabulator"], selection["contest_id"],
-                            json.dumps(selection, sort_keys=True), json.dumps(prediction, sort_keys=True)))
+        cur = conn.execute(
+            "INSERT INTO he_audits (created_at, created_by, tabulator, contest_id, selection, "
+            "prediction) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                at,
+                actor,
+                selection["tabulator"],
+                selection["contest_id"],
+                json.dumps(selection, sort_keys=True),
+                json.dumps(prediction, sort_keys=True),
+            ),
+        )
         audit_id = cur.lastrowid
         auditlog.append(conn, actor, "handeye_select", detail={"audit": audit_id, **selection})
-        auditlog.append(conn, actor, "handeye_prediction", detail={
-            "audit": audit_id, "options": prediction.get("options", []),
-            "ballots": [b["sheet_id"] for b in prediction.get("ballots", [])]})
+        auditlog.append(
+            conn,
+            actor,
+            "handeye_prediction",
+            detail={
+                "audit": audit_id,
+                "options": prediction.get("options", []),
+                "ballots": [b["sheet_id"] for b in prediction.get("ballots", [])],
+            },
+        )
     return get_audit(conn, audit_id)
 
 
 def get_audit(conn: sqlite3.Connection, audit_id: int) -> Audit:
-    row = conn.execute("SELECT id, created_at, created_by, tabulator, contest_id, selection, prediction "
-                       "FROM he_audits WHERE id = ?", (int(audit_id),)).fetchone()
+    row = conn.execute(
+        "SELECT id, created_at, created_by, tabulator, contest_id, selection, prediction FROM he_audits WHERE id = ?",
+        (int(audit_id),),
+    ).fetchone()
     if row is None:
         raise AuditError(f"there is no hand-to-eye audit {audit_id} in this store")
     return _audit(row)
 
 
 def audits(conn: sqlite3.Connection) -> list[Audit]:
-    rows = conn.execute("SELECT id, created_at, created_by, tabulator, contest_id, selection, prediction "
-                        "FROM he_audits ORDER BY id")
+    rows = conn.execute(
+        "SELECT id, created_at, created_by, tabulator, contest_id, selection, prediction FROM he_audits ORDER BY id"
+    )
     return [_audit(r) for r in rows]
 
 
@@ -172,14 +192,18 @@ def signed(conn: sqlite3.Connection, audit_id: int) -> bool:
 def _open(conn: sqlite3.Connection, audit_id: int) -> Audit:
     audit = get_audit(conn, audit_id)
     if signed(conn, audit_id):
-        raise AuditError(f"audit {audit_id} is signed by the board: it can no longer be edited, only annotated "
-                         "(tabulate audit annotate)")
+        raise AuditError(
+            f"audit {audit_id} is signed by the board: it can no longer be edited, only annotated "
+            "(tabulate audit annotate)"
+        )
     return audit
 
 
 def tallies(conn: sqlite3.Connection, audit_id: int) -> list[TallyEntry]:
-    rows = conn.execute("SELECT attempt, counter, party, counts, entered_at, entered_by FROM he_tallies "
-                        "WHERE audit_id = ? ORDER BY id", (int(audit_id),))
+    rows = conn.execute(
+        "SELECT attempt, counter, party, counts, entered_at, entered_by FROM he_tallies WHERE audit_id = ? ORDER BY id",
+        (int(audit_id),),
+    )
     return [TallyEntry(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
 
 
@@ -188,42 +212,72 @@ def add_tally(conn: sqlite3.Connection, audit_id: int, entry: TallyEntry, *, act
     with transaction(conn):
         _open(conn, audit_id)
         try:
-            conn.execute("INSERT INTO he_tallies (audit_id, attempt, counter, party, counts, entered_at, "
-                         "entered_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (int(audit_id), entry.attempt, entry.counter, entry.party,
-                          json.dumps(dict(entry.counts)), entry.entered_at or now(), actor))
+            conn.execute(
+                "INSERT INTO he_tallies (audit_id, attempt, counter, party, counts, entered_at, "
+                "entered_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    int(audit_id),
+                    entry.attempt,
+                    entry.counter,
+                    entry.party,
+                    json.dumps(dict(entry.counts)),
+                    entry.entered_at or now(),
+                    actor,
+                ),
+            )
         except sqlite3.IntegrityError:
-            raise AuditError(f"attempt {entry.attempt} already has a tally by {entry.counter} or by a counter "
-                             f"of party {entry.party}") from None
-        auditlog.append(conn, actor, "handeye_tally", detail={
-            "audit": int(audit_id), "attempt": entry.attempt, "counter": entry.counter, "party": entry.party,
-            "counts": dict(entry.counts)})
+            raise AuditError(
+                f"attempt {entry.attempt} already has a tally by {entry.counter} or by a counter of party {entry.party}"
+            ) from None
+        auditlog.append(
+            conn,
+            actor,
+            "handeye_tally",
+            detail={
+                "audit": int(audit_id),
+                "attempt": entry.attempt,
+                "counter": entry.counter,
+                "party": entry.party,
+                "counts": dict(entry.counts),
+            },
+        )
 
 
-def log_attempt_outcome(conn: sqlite3.Connection, audit_id: int, attempt: int, differences: tuple[str, ...],
-                        *, actor: str) -> None:
-    auditlog.append(conn, actor, "handeye_tallies_match" if not differences else "handeye_tallies_differ",
-                    detail={"audit": int(audit_id), "attempt": attempt, "options": list(differences)})
+def log_attempt_outcome(
+    conn: sqlite3.Connection, audit_id: int, attempt: int, differences: tuple[str, ...], *, actor: str
+) -> None:
+    auditlog.append(
+        conn,
+        actor,
+        "handeye_tallies_match" if not differences else "handeye_tallies_differ",
+        detail={"audit": int(audit_id), "attempt": attempt, "options": list(differences)},
+    )
 
 
 def add_tape(conn: sqlite3.Connection, audit_id: int, source: str, counts: Mapping[str, int], *, actor: str) -> None:
     with transaction(conn):
         _open(conn, audit_id)
-        conn.execute("INSERT INTO he_tapes (audit_id, source, counts, entered_at, entered_by) VALUES (?, ?, ?, ?, ?)",
-                     (int(audit_id), source, json.dumps(dict(counts)), now(), actor))
-        auditlog.append(conn, actor, "handeye_tape", detail={"audit": int(audit_id), "source": source,
-                                                             "counts": dict(counts)})
+        conn.execute(
+            "INSERT INTO he_tapes (audit_id, source, counts, entered_at, entered_by) VALUES (?, ?, ?, ?, ?)",
+            (int(audit_id), source, json.dumps(dict(counts)), now(), actor),
+        )
+        auditlog.append(
+            conn, actor, "handeye_tape", detail={"audit": int(audit_id), "source": source, "counts": dict(counts)}
+        )
 
 
 def tape(conn: sqlite3.Connection, audit_id: int) -> Tape | None:
     """The latest tape entered (earlier ones stay in the table and the log)."""
-    row = conn.execute("SELECT source, counts, entered_at, entered_by FROM he_tapes WHERE audit_id = ? "
-                       "ORDER BY id DESC LIMIT 1", (int(audit_id),)).fetchone()
+    row = conn.execute(
+        "SELECT source, counts, entered_at, entered_by FROM he_tapes WHERE audit_id = ? ORDER BY id DESC LIMIT 1",
+        (int(audit_id),),
+    ).fetchone()
     return None if row is None else Tape(row[0], json.loads(row[1]), row[2], row[3])
 
 
-def add_finding(conn: sqlite3.Connection, audit_id: int, kind: str, author: str, text: str, *, party: str = "",
-                actor: str) -> None:
+def add_finding(
+    conn: sqlite3.Connection, audit_id: int, kind: str, author: str, text: str, *, party: str = "", actor: str
+) -> None:
     """A determination or signature (refused once signed) or an annotation (always allowed)."""
     author, text = " ".join(author.split()), " ".join(text.split())
     if not author:
@@ -233,10 +287,17 @@ def add_finding(conn: sqlite3.Connection, audit_id: int, kind: str, author: str,
     with transaction(conn):
         # Signing closes the audit; more board members may still sign after the first.
         get_audit(conn, audit_id) if kind in ("annotation", "signature") else _open(conn, audit_id)
-        if kind == "signature" and any(f.author.casefold() == author.casefold() for f in
-                                       findings(conn, audit_id, "signature")):
+        if kind == "signature" and any(
+            f.author.casefold() == author.casefold() for f in findings(conn, audit_id, "signature")
+        ):
             raise AuditError(f"{author} has already signed")
-        conn.execute("INSERT INTO he_findings (audit_id, kind, author, party, text, at) VALUES (?, ?, ?, ?, ?, ?)",
-                     (int(audit_id), kind, author, party, text, now()))
-        auditlog.append(conn, actor, f"handeye_{kind}", detail={"audit": int(audit_id), "author": author,
-                                                                "party": party, "text": text})
+        conn.execute(
+            "INSERT INTO he_findings (audit_id, kind, author, party, text, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (int(audit_id), kind, author, party, text, now()),
+        )
+        auditlog.append(
+            conn,
+            actor,
+            f"handeye_{kind}",
+            detail={"audit": int(audit_id), "author": author, "party": party, "text": text},
+        )

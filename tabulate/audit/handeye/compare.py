@@ -32,8 +32,15 @@ class ComparisonRow:
         return None if self.tape is None else self.hand - self.tape
 
     def to_dict(self) -> dict:
-        return {"option_id": self.option_id, "label": self.label, "hand": self.hand, "machine": self.machine,
-                "difference": self.difference, "tape": self.tape, "tape_difference": self.tape_difference}
+        return {
+            "option_id": self.option_id,
+            "label": self.label,
+            "hand": self.hand,
+            "machine": self.machine,
+            "difference": self.difference,
+            "tape": self.tape,
+            "tape_difference": self.tape_difference,
+        }
 
 
 def option_label(contest: Contest, option_id: str) -> str:
@@ -46,8 +53,17 @@ def option_label(contest: Contest, option_id: str) -> str:
     return option_id
 
 
-def compare(contest: Contest, hand: Mapping[str, int], machine: Mapping[str, int],
-            tape: Mapping[str, int] | None = None) -> tuple[ComparisonRow, ...]:
+def compare(
+    contest: Contest, hand: Mapping[str, int], machine: Mapping[str, int], tape: Mapping[str, int] | None = None
+) -> tuple[ComparisonRow, ...]:
     """One row per option of the race, in ballot order."""
-    return tuple(ComparisonRow(o.id, option_label(contest, o.id), int(hand.get(o.id, 0)), int(machine.get(o.id, 0)),
-                               None if tape is None else int(tape.get(o.id, 0))) for o in contest.options)
+    return tuple(
+        ComparisonRow(
+            o.id,
+            option_label(contest, o.id),
+            int(hand.get(o.id, 0)),
+            int(machine.get(o.id, 0)),
+            None if tape is None else int(tape.get(o.id, 0)),
+        )
+        for o in contest.options
+    )

@@ -26,8 +26,9 @@ def race_image(source: StoreSource, sheet_id: int, contest_id: str) -> bytes | N
         gray = source.page_image(str(sheet_id), page.side)
         rect = images.rectify(gray, page.affine, layout_page)
         flagged = {r.option_id for r in sheet.reasons if r.contest_id == contest_id and r.option_id}
-        return images.png(images.contest_zoom(rect, layout_page, contest_id,
-                                              sheet.marks.marks.get(contest_id, {}), flagged))
+        return images.png(
+            images.contest_zoom(rect, layout_page, contest_id, sheet.marks.marks.get(contest_id, {}), flagged)
+        )
     return None
 
 

@@ -23,14 +23,18 @@ from .reading import hand_votes
 
 #: Why a ballot is listed, with the clause behind it.
 WHY: dict[str, tuple[str, str]] = {
-    "hand_reading_differs": ("a hand count reads this race differently from the scanner",
-                             "31 KAR 6:030 §3(1) (hand count) against §2(1) (scanner)"),
+    "hand_reading_differs": (
+        "a hand count reads this race differently from the scanner",
+        "31 KAR 6:030 §3(1) (hand count) against §2(1) (scanner)",
+    ),
     "marginal_mark": ("a mark neither clearly made nor clearly absent", "31 KAR 6:030 §2(1), §3(1)"),
     "overvote": ("more selections than the race allows: no option credited", "31 KAR 6:030 §1(6), §2(2)(b)"),
     "write_in": ("a write-in line marked or written on", "31 KAR 6:030 §2(1)(b), §4"),
     "adjudicated": ("people decided this ballot; the count uses their decision", "31 KAR 4:220 §7(1), §9(12)"),
-    "awaiting_review": ("flagged for people, not yet decided: the count uses the scanner's reading",
-                        "31 KAR 6:030 §2(1)"),
+    "awaiting_review": (
+        "flagged for people, not yet decided: the count uses the scanner's reading",
+        "31 KAR 6:030 §2(1)",
+    ),
     "set_aside": ("set aside by the scanner: not in the machine count", "31 KAR 4:220 §9(3)"),
 }
 
@@ -61,10 +65,18 @@ class BallotNote:
         return f"{self.batch} #{self.position}"
 
     def to_dict(self) -> dict:
-        return {"sheet_id": self.sheet_id, "ballot_id": self.ballot_id, "batch": self.batch,
-                "position": self.position, "precinct_id": self.precinct_id, "why": list(self.why),
-                "clauses": list(self.clauses), "sure": dict(self.sure), "possible": dict(self.possible),
-                "detail": self.detail}
+        return {
+            "sheet_id": self.sheet_id,
+            "ballot_id": self.ballot_id,
+            "batch": self.batch,
+            "position": self.position,
+            "precinct_id": self.precinct_id,
+            "why": list(self.why),
+            "clauses": list(self.clauses),
+            "sure": dict(self.sure),
+            "possible": dict(self.possible),
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -100,11 +112,23 @@ class Prediction:
         return tuple(b.sheet_id for b in self.ballots if b.sure or b.possible)
 
     def to_dict(self) -> dict:
-        return {"tabulator": self.tabulator, "contest_id": self.contest_id,
-                "options": [{"option_id": o.option_id, "sure": o.sure, "low": o.low, "high": o.high,
-                             "ballots": list(o.ballots), "maybe": list(o.maybe)} for o in self.options],
-                "ballots": [b.to_dict() for b in self.ballots],
-                "set_aside": [b.to_dict() for b in self.set_aside]}
+        return {
+            "tabulator": self.tabulator,
+            "contest_id": self.contest_id,
+            "options": [
+                {
+                    "option_id": o.option_id,
+                    "sure": o.sure,
+                    "low": o.low,
+                    "high": o.high,
+                    "ballots": list(o.ballots),
+                    "maybe": list(o.maybe),
+                }
+                for o in self.options
+            ],
+            "ballots": [b.to_dict() for b in self.ballots],
+            "set_aside": [b.to_dict() for b in self.set_aside],
+        }
 
 
 @dataclass(frozen=True)
@@ -140,7 +164,8 @@ def _why(contest: Contest, record: BallotRecord, changes: bool, unsure: bool) ->
         why.append("overvote")
     write_in_lines = {o.id for o in contest.options if o.kind == "write_in"}
     if (cv is not None and write_in_lines & set(cv.selections)) or any(
-            m.write_in_ink for oid, m in marks.items() if oid in write_in_lines):
+        m.write_in_ink for oid, m in marks.items() if oid in write_in_lines
+    ):
         why.append("write_in")
     # A flag or a decision elsewhere on the ballot does not concern the race.
     here = any(x.contest_id in (None, contest.id) for x in record.interpreted.reasons)
@@ -161,8 +186,12 @@ def _changed(record: BallotRecord, contest_id: str) -> bool:
         return False
 
 
-def note_for(election: Election, sheet: AuditedSheet, contest_id: str,
-             hand_clauses: Callable[[int, str], tuple[str, ...]] | None = None) -> BallotNote | None:
+def note_for(
+    election: Election,
+    sheet: AuditedSheet,
+    contest_id: str,
+    hand_clauses: Callable[[int, str], tuple[str, ...]] | None = None,
+) -> BallotNote | None:
     """The note for one ballot in the audited race, or None when there is nothing to look at."""
     contest = election.contest(contest_id)
     r = sheet.record
@@ -181,13 +210,28 @@ def note_for(election: Election, sheet: AuditedSheet, contest_id: str,
     # The reader's own clauses ("circled (31 KAR 6:030 §3(1)(b))") say more than the generic one.
     generic = [WHY[w][1] for w in why if not (seen and w == "hand_reading_differs")]
     clauses = tuple(dict.fromkeys((*seen, *generic)))
-    return BallotNote(sheet.sheet_id, r.ballot_id, r.batch, r.position, r.precinct_id, why, clauses,
-                      sure, possible, "; ".join(WHY[w][0] for w in why))
+    return BallotNote(
+        sheet.sheet_id,
+        r.ballot_id,
+        r.batch,
+        r.position,
+        r.precinct_id,
+        why,
+        clauses,
+        sure,
+        possible,
+        "; ".join(WHY[w][0] for w in why),
+    )
 
 
-def predict(election: Election, tabulator: str, contest_id: str, sheets: Iterable[AuditedSheet],
-            set_aside: Iterable[SetAsideSheet] = (),
-            hand_clauses: Callable[[int, str], tuple[str, ...]] | None = None) -> Prediction:
+def predict(
+    election: Election,
+    tabulator: str,
+    contest_id: str,
+    sheets: Iterable[AuditedSheet],
+    set_aside: Iterable[SetAsideSheet] = (),
+    hand_clauses: Callable[[int, str], tuple[str, ...]] | None = None,
+) -> Prediction:
     """The ballots to pull and what the hand count of ``contest_id`` should find, option by option.
 
     Parameters
@@ -209,11 +253,31 @@ def predict(election: Election, tabulator: str, contest_id: str, sheets: Iterabl
         for n in notes:
             a, b = n.sure.get(o.id, 0), n.possible.get(o.id, n.sure.get(o.id, 0))
             lo, hi = lo + min(a, b), hi + max(a, b)
-        options.append(OptionPrediction(o.id, sure, lo, hi,
-                                        tuple(n.sheet_id for n in notes if o.id in n.sure),
-                                        tuple(n.sheet_id for n in notes if o.id in n.possible)))
-    aside = tuple(BallotNote(s.sheet_id, s.ballot_id, s.batch, s.position, "", ("set_aside",),
-                             (WHY["set_aside"][1],), {}, {}, f"{s.status}: {s.reason}") for s in set_aside)
+        options.append(
+            OptionPrediction(
+                o.id,
+                sure,
+                lo,
+                hi,
+                tuple(n.sheet_id for n in notes if o.id in n.sure),
+                tuple(n.sheet_id for n in notes if o.id in n.possible),
+            )
+        )
+    aside = tuple(
+        BallotNote(
+            s.sheet_id,
+            s.ballot_id,
+            s.batch,
+            s.position,
+            "",
+            ("set_aside",),
+            (WHY["set_aside"][1],),
+            {},
+            {},
+            f"{s.status}: {s.reason}",
+        )
+        for s in set_aside
+    )
     return Prediction(tabulator, contest_id, tuple(options), tuple(notes), aside)
 
 
@@ -262,18 +326,35 @@ class Explanation:
         return 1.0 if total == 0 else (total - self.total_unexplained) / total
 
     def to_dict(self) -> dict:
-        return {"total_difference": self.total_difference, "total_unexplained": self.total_unexplained,
-                "share_explained": round(self.share_explained, 6),
-                "options": [{"option_id": o.option_id, "hand": o.hand, "machine": o.machine,
-                             "difference": o.difference, "predicted": o.predicted.sure,
-                             "predicted_low": o.predicted.low, "predicted_high": o.predicted.high,
-                             "explained": o.explained, "unexplained": o.unexplained,
-                             "ballots": list(o.predicted.ballots), "maybe": list(o.predicted.maybe)}
-                            for o in self.options]}
+        return {
+            "total_difference": self.total_difference,
+            "total_unexplained": self.total_unexplained,
+            "share_explained": round(self.share_explained, 6),
+            "options": [
+                {
+                    "option_id": o.option_id,
+                    "hand": o.hand,
+                    "machine": o.machine,
+                    "difference": o.difference,
+                    "predicted": o.predicted.sure,
+                    "predicted_low": o.predicted.low,
+                    "predicted_high": o.predicted.high,
+                    "explained": o.explained,
+                    "unexplained": o.unexplained,
+                    "ballots": list(o.predicted.ballots),
+                    "maybe": list(o.predicted.maybe),
+                }
+                for o in self.options
+            ],
+        }
 
 
 def explain(prediction: Prediction, hand: Mapping[str, int], machine: Mapping[str, int]) -> Explanation:
     """Set the counted difference of every option against the prediction."""
-    return Explanation(prediction, tuple(
-        OptionExplanation(p.option_id, int(hand.get(p.option_id, 0)), int(machine.get(p.option_id, 0)), p)
-        for p in prediction.options))
+    return Explanation(
+        prediction,
+        tuple(
+            OptionExplanation(p.option_id, int(hand.get(p.option_id, 0)), int(machine.get(p.option_id, 0)), p)
+            for p in prediction.options
+        ),
+    )

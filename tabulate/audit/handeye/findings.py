@@ -25,22 +25,38 @@ from .state import AuditState
 def _selection(form: Form, state: AuditState) -> None:
     sel = state.audit.selection
     form.heading("1. Selection (KRS 117.383(8)(a))")
-    how = (f"drawn from the public seed {sel['seed']} (SHA-256 of seed and counter)" if sel["method"] == "seed"
-           else "as announced by the Secretary of State")
-    form.fields([("Scanner (tabulator)", state.audit.tabulator), ("Race", state.contest.title),
-                 ("How chosen", how), ("Chosen from", f"scanners {', '.join(sel['tabulators'])}; races on "
-                                                     f"{state.audit.tabulator}: {', '.join(sel['races'])}"),
-                 ("Recorded", f"{state.audit.created_at} by {state.audit.created_by}"),
-                 ("Ballots with the race", str(state.pile))])
+    how = (
+        f"drawn from the public seed {sel['seed']} (SHA-256 of seed and counter)"
+        if sel["method"] == "seed"
+        else "as announced by the Secretary of State"
+    )
+    form.fields(
+        [
+            ("Scanner (tabulator)", state.audit.tabulator),
+            ("Race", state.contest.title),
+            ("How chosen", how),
+            (
+                "Chosen from",
+                f"scanners {', '.join(sel['tabulators'])}; races on {state.audit.tabulator}: {', '.join(sel['races'])}",
+            ),
+            ("Recorded", f"{state.audit.created_at} by {state.audit.created_by}"),
+            ("Ballots with the race", str(state.pile)),
+        ]
+    )
 
 
 def _tallies(form: Form, state: AuditState) -> None:
     form.heading("2. The two hand tallies, every attempt (31 KAR 4:230 §2(1))")
     for a in state.attempts:
-        verdict = "match" if a.matched else ("differ on " + ", ".join(state.label(o) for o in a.differences)
-                                             if a.complete else "incomplete")
-        form.paragraph(f"Attempt {a.number}: "
-                       + "; ".join(f"{e.counter} ({e.party})" for e in a.entries) + f" — {verdict}.", size=9)
+        verdict = (
+            "match"
+            if a.matched
+            else ("differ on " + ", ".join(state.label(o) for o in a.differences) if a.complete else "incomplete")
+        )
+        form.paragraph(
+            f"Attempt {a.number}: " + "; ".join(f"{e.counter} ({e.party})" for e in a.entries) + f" — {verdict}.",
+            size=9,
+        )
         head = ("Option",) + tuple(f"{e.counter} ({e.party})" for e in a.entries)
         rows = [(state.label(o.id),) + tuple(e.counts.get(o.id, 0) for e in a.entries) for o in state.contest.options]
         form.table(head, rows, size=8)
@@ -55,11 +71,15 @@ def _comparison(form: Form, state: AuditState) -> None:
         return
     tape = state.tape is not None
     head = ("Option", "Hand", "Machine", "Difference") + (("Tally tape", "Hand − tape") if tape else ())
-    rows = [(r.label, r.hand, r.machine, f"{r.difference:+d}") + ((r.tape, f"{r.tape_difference:+d}") if tape else ())
-            for r in state.comparison]
+    rows = [
+        (r.label, r.hand, r.machine, f"{r.difference:+d}") + ((r.tape, f"{r.tape_difference:+d}") if tape else ())
+        for r in state.comparison
+    ]
     form.table(head, rows, size=8)
-    notes = [f"Machine: the store's count of the {len(state.sheets.sheets)} sheets scanner "
-             f"{state.audit.tabulator} read, with people's decisions"]
+    notes = [
+        f"Machine: the store's count of the {len(state.sheets.sheets)} sheets scanner "
+        f"{state.audit.tabulator} read, with people's decisions"
+    ]
     if state.sheets.awaiting_review:
         notes.append(f"{state.sheets.awaiting_review} of them still awaiting review (counted as the scanner read them)")
     if tape:
@@ -72,21 +92,38 @@ def _explanation(form: Form, state: AuditState) -> None:
     x = state.explanation
     if x is None:
         return form.paragraph("Not yet: the tallies have not matched.", size=9)
-    form.paragraph(f"Difference in all: {x.total_difference} votes; explained by the listed ballots: "
-                   f"{x.total_difference - x.total_unexplained}; unexplained: {x.total_unexplained} "
-                   f"({100 * x.share_explained:.1f} % explained). The ballots named before the count "
-                   f"{'are' if state.same_ballots_as_predicted else 'are NOT'} the ones named now.", size=9)
-    rows = [(state.label(o.option_id), f"{o.difference:+d}", f"{o.predicted.sure:+d}" +
-             ("" if o.predicted.low == o.predicted.high else f" ({o.predicted.low:+d}..{o.predicted.high:+d})"),
-             f"{o.explained:+d}", f"{o.unexplained:+d}") for o in x.options]
+    form.paragraph(
+        f"Difference in all: {x.total_difference} votes; explained by the listed ballots: "
+        f"{x.total_difference - x.total_unexplained}; unexplained: {x.total_unexplained} "
+        f"({100 * x.share_explained:.1f} % explained). The ballots named before the count "
+        f"{'are' if state.same_ballots_as_predicted else 'are NOT'} the ones named now.",
+        size=9,
+    )
+    rows = [
+        (
+            state.label(o.option_id),
+            f"{o.difference:+d}",
+            f"{o.predicted.sure:+d}"
+            + ("" if o.predicted.low == o.predicted.high else f" ({o.predicted.low:+d}..{o.predicted.high:+d})"),
+            f"{o.explained:+d}",
+            f"{o.unexplained:+d}",
+        )
+        for o in x.options
+    ]
     form.table(("Option", "Difference", "Predicted", "Explained", "Unexplained"), rows, size=8)
-    ballots = [(b.batch, b.position, _change(state, b), "; ".join(b.clauses)) for b in state.prediction.ballots
-               if b.sure or b.possible]
+    ballots = [
+        (b.batch, b.position, _change(state, b), "; ".join(b.clauses))
+        for b in state.prediction.ballots
+        if b.sure or b.possible
+    ]
     if ballots:
         form.table(("Batch", "Position", "Change", "Clause"), ballots, widths=(1.4, 0.8, 2.0, 3.1), size=7)
     if state.sheets.set_aside:
-        form.paragraph(f"{len(state.sheets.set_aside)} sheets were set aside by the scanner and have no reading: "
-                       + "; ".join(f"{s.batch} #{s.position} ({s.reason})" for s in state.sheets.set_aside), size=8)
+        form.paragraph(
+            f"{len(state.sheets.set_aside)} sheets were set aside by the scanner and have no reading: "
+            + "; ".join(f"{s.batch} #{s.position} ({s.reason})" for s in state.sheets.set_aside),
+            size=8,
+        )
 
 
 def _board(form: Form, state: AuditState) -> None:
@@ -96,8 +133,11 @@ def _board(form: Form, state: AuditState) -> None:
     if not state.determinations:
         form.blank_lines(["Determination", "", ""], width=5.0)
     if state.signatures:
-        form.paragraph("Signed in the record by: " + "; ".join(
-            f"{f.author}{f' ({f.party})' if f.party else ''} at {f.at}" for f in state.signatures), size=9)
+        form.paragraph(
+            "Signed in the record by: "
+            + "; ".join(f"{f.author}{f' ({f.party})' if f.party else ''} at {f.at}" for f in state.signatures),
+            size=9,
+        )
     for f in state.annotations:
         form.paragraph(f"Annotation by {f.author}, {f.at}: {f.text}", size=8)
     form.keep_together(2.2)

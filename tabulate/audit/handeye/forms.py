@@ -56,14 +56,27 @@ def tally_sheet(form: Form, state: AuditState, counter: int) -> None:
     """One counter's SBE 90-like tally sheet (from the current position of ``form``)."""
     c, sel = state.contest, state.audit.selection
     form.heading(f"Tally sheet of counter {counter}")
-    form.fields([("Scanner (tabulator)", state.audit.tabulator), ("Race", c.title),
-                 ("Vote for", str(c.vote_for)), ("Ballots with this race", str(state.pile)),
-                 ("Selected", f"drawn from the public seed {sel['seed']}" if sel.get("seed")
-                  else "as announced by the Secretary of State")])
-    form.paragraph("Count every ballot of the pile under 31 KAR 6:030 §3(1): a vote is a majority-filled oval, "
-                   "an oval or name circled or underlined, an X, check or other mark beside the name, or a line "
-                   "through the oval. Draw four strokes and one across in a box for each five votes; write the "
-                   "total beside each option.", size=8)
+    form.fields(
+        [
+            ("Scanner (tabulator)", state.audit.tabulator),
+            ("Race", c.title),
+            ("Vote for", str(c.vote_for)),
+            ("Ballots with this race", str(state.pile)),
+            (
+                "Selected",
+                f"drawn from the public seed {sel['seed']}"
+                if sel.get("seed")
+                else "as announced by the Secretary of State",
+            ),
+        ]
+    )
+    form.paragraph(
+        "Count every ballot of the pile under 31 KAR 6:030 §3(1): a vote is a majority-filled oval, "
+        "an oval or name circled or underlined, an X, check or other mark beside the name, or a line "
+        "through the oval. Draw four strokes and one across in a box for each five votes; write the "
+        "total beside each option.",
+        size=8,
+    )
     rows = tally_rows(state.pile)
     for o in c.options:
         form.keep_together(0.3 + rows * (BOX_H + 0.12) + 0.3)
@@ -73,8 +86,11 @@ def tally_sheet(form: Form, state: AuditState, counter: int) -> None:
         form.pdf.cell(0, 0.24, "Total: __________", new_x="LMARGIN", new_y="NEXT")
         _boxes(form, rows)
     if state.pile > MAX_ROWS * BOXES_PER_ROW * PER_BOX:
-        form.paragraph(f"Beyond {MAX_ROWS * BOXES_PER_ROW * PER_BOX} votes for one option, continue on "
-                       "another copy of this sheet.", size=8)
+        form.paragraph(
+            f"Beyond {MAX_ROWS * BOXES_PER_ROW * PER_BOX} votes for one option, continue on "
+            "another copy of this sheet.",
+            size=8,
+        )
     form.keep_together(1.2)
     form.signature_block([f"Counter {counter}"])
 
@@ -84,10 +100,14 @@ def retrieval_list(form: Form, state: AuditState, containers) -> None:
     form.heading(f"Retrieval list: the ballots scanner {state.audit.tabulator} counted")
     rows = [(k.batch, k.container, k.sheets, k.set_aside, f"{k.first}–{k.last}") for k in containers]
     total = sum(k.sheets for k in containers)
-    form.table(("Batch", "Container", "Sheets counted", "Set aside", "Positions"), rows,
-               widths=(1.6, 2.6, 1.0, 0.8, 1.0))
-    form.paragraph(f"{total} sheets counted by the scanner; {state.pile} of them carry {state.contest.title}. "
-                   f"{len(state.sheets.set_aside)} sheets were set aside by the scanner.", size=9)
+    form.table(
+        ("Batch", "Container", "Sheets counted", "Set aside", "Positions"), rows, widths=(1.6, 2.6, 1.0, 0.8, 1.0)
+    )
+    form.paragraph(
+        f"{total} sheets counted by the scanner; {state.pile} of them carry {state.contest.title}. "
+        f"{len(state.sheets.set_aside)} sheets were set aside by the scanner.",
+        size=9,
+    )
 
 
 def prediction_page(form: Form, state: AuditState) -> None:
@@ -99,16 +119,26 @@ def prediction_page(form: Form, state: AuditState) -> None:
         if o.sure or o.low or o.high:
             span = "" if o.low == o.high else f" (between {o.low:+d} and {o.high:+d})"
             rows.append((state.label(o.option_id), f"{o.sure:+d}{span}", len(o.ballots) + len(o.maybe)))
-    form.paragraph("Hand count minus machine count the store predicts, per option:" if rows else
-                   "The store predicts no difference between the hand count and the machine count.", size=9)
+    form.paragraph(
+        "Hand count minus machine count the store predicts, per option:"
+        if rows
+        else "The store predicts no difference between the hand count and the machine count.",
+        size=9,
+    )
     if rows:
         form.table(("Option", "Predicted difference", "Ballots"), rows, widths=(4.0, 2.0, 1.0))
-    ballots = [(b.batch, b.position, b.precinct_id, _change(state, b), "; ".join(b.why), "; ".join(b.clauses))
-               for b in p.ballots]
+    ballots = [
+        (b.batch, b.position, b.precinct_id, _change(state, b), "; ".join(b.why), "; ".join(b.clauses))
+        for b in p.ballots
+    ]
     ballots += [(b.batch, b.position, "", "not read", b.detail, "; ".join(b.clauses)) for b in p.set_aside]
     if ballots:
-        form.table(("Batch", "Position", "Precinct", "Change", "Why", "Clause"), ballots,
-                   widths=(1.1, 0.6, 0.7, 1.4, 1.6, 1.9), size=7)
+        form.table(
+            ("Batch", "Position", "Precinct", "Change", "Why", "Clause"),
+            ballots,
+            widths=(1.1, 0.6, 0.7, 1.4, 1.6, 1.9),
+            size=7,
+        )
 
 
 def _change(state: AuditState, note) -> str:
@@ -131,4 +161,3 @@ def audit_sheets(state: AuditState, containers) -> Form:
 
 def write_audit_sheets(state: AuditState, containers, out_dir: str | Path) -> Path:
     return write_form(audit_sheets(state, containers), Path(out_dir) / f"handeye-audit-{state.audit.id}-sheets.pdf")
-

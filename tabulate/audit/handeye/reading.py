@@ -87,4 +87,3 @@ def hand_votes(election: Election, record: BallotRecord, contest_id: str) -> Han
         return HandVotes(machine, low, low, ())
     high = apply_rules(election, _as_counted(record.marks, contest_id, "marked")).contest(contest_id).selections
     return HandVotes(machine, low, high, unsure)
-

@@ -72,10 +72,16 @@ class Selection:
     races: tuple[str, ...]
 
     def to_dict(self) -> dict:
-        return {"tabulator": self.tabulator, "contest_id": self.contest_id, "method": self.method,
-                "seed": self.seed, "tabulators": list(self.tabulators), "races": list(self.races),
-                "algorithm": "index = int(sha256(f'{seed},{counter}').hexdigest(), 16) % n; "
-                             "counter 1 draws the tabulator, counter 2 the race"}
+        return {
+            "tabulator": self.tabulator,
+            "contest_id": self.contest_id,
+            "method": self.method,
+            "seed": self.seed,
+            "tabulators": list(self.tabulators),
+            "races": list(self.races),
+            "algorithm": "index = int(sha256(f'{seed},{counter}').hexdigest(), 16) % n; "
+            "counter 1 draws the tabulator, counter 2 the race",
+        }
 
 
 def draw(seed: str, counter: int, n: int) -> int:
@@ -105,8 +111,11 @@ def candidates(election: Election, records: Iterable[BallotRecord]) -> Candidate
                 on_ballots |= {c.id for c in election.style_contests(style_id)}
             except KeyError:
                 continue
-        races[t] = tuple(c.id for c in election.contests
-                         if c.id in on_ballots and c.type == "candidate" and c.id != STRAIGHT_PARTY_CONTEST_ID)
+        races[t] = tuple(
+            c.id
+            for c in election.contests
+            if c.id in on_ballots and c.type == "candidate" and c.id != STRAIGHT_PARTY_CONTEST_ID
+        )
     return Candidates(tabulators, races, sheets)
 
 
@@ -131,6 +140,7 @@ def select_announced(pool: Candidates, tabulator: str, contest_id: str) -> Selec
         raise SelectionError(f"scanner {tabulator!r} counted no ballot in this store (scanners: {listed})")
     races = pool.races[tabulator]
     if contest_id not in races:
-        raise SelectionError(f"race {contest_id!r} was not tabulated on scanner {tabulator} "
-                             f"(its races: {', '.join(races) or 'none'})")
+        raise SelectionError(
+            f"race {contest_id!r} was not tabulated on scanner {tabulator} (its races: {', '.join(races) or 'none'})"
+        )
     return Selection(tabulator, contest_id, "announced", "", pool.tabulators, races)

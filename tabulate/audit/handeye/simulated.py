@@ -29,8 +29,7 @@ def hand_marks(truth: Mapping, ballot_id: str = "") -> BallotMarks:
     """One simulated sheet's marks as a hand counter reads them."""
     marks: dict[str, dict[str, OptionMark]] = {}
     for t in truth["targets"]:
-        marks.setdefault(t["contest"], {})[t["option"]] = OptionMark(_hand_class(t),
-                                                                    write_in_ink="write_in" in t)
+        marks.setdefault(t["contest"], {})[t["option"]] = OptionMark(_hand_class(t), write_in_ink="write_in" in t)
     return BallotMarks(ballot_id or f"sheet-{truth['sheet']}", truth["style"], marks, truth.get("precinct"))
 
 
@@ -67,12 +66,22 @@ def _truth_outcome(election: Election, position: int, truth: Mapping, identity: 
     marks: dict[str, dict[str, OptionMark]] = {}
     for t in truth["targets"]:
         marks.setdefault(t["contest"], {})[t["option"]] = OptionMark(
-            _SCAN[t["scan"]], _HAND[t["hand"]], write_in_ink="write_in" in t)
+            _SCAN[t["scan"]], _HAND[t["hand"]], write_in_ink="write_in" in t
+        )
     ballot = BallotMarks(identity, truth["style"], marks, truth.get("precinct"))
     votes = apply_rules(election, ballot)
     status, reasons = votes_outcome(votes)
-    return SheetOutcome(position, identity, pages, status, reasons=reasons, style_id=truth["style"],
-                        precinct_id=truth.get("precinct"), marks=json.dumps(marks_to_dict(ballot)), votes=votes)
+    return SheetOutcome(
+        position,
+        identity,
+        pages,
+        status,
+        reasons=reasons,
+        style_id=truth["style"],
+        precinct_id=truth.get("precinct"),
+        marks=json.dumps(marks_to_dict(ballot)),
+        votes=votes,
+    )
 
 
 def simulate_outcome(args: tuple) -> tuple:
@@ -99,8 +108,18 @@ def simulate_outcome(args: tuple) -> tuple:
     from ...central import interpret_sheet
 
     r = interpret_sheet(election, pngs)
-    return SheetOutcome(index + 1, identity, pages, r.status, reasons=r.reasons, style_id=r.style_id,
-                        precinct_id=r.precinct_id, evidence=r.evidence, marks=r.marks, votes=r.votes), sheet.truth
+    return SheetOutcome(
+        index + 1,
+        identity,
+        pages,
+        r.status,
+        reasons=r.reasons,
+        style_id=r.style_id,
+        precinct_id=r.precinct_id,
+        evidence=r.evidence,
+        marks=r.marks,
+        votes=r.votes,
+    ), sheet.truth
 
 
 def planned_truth(election: Election, index: int, seed: int, population: str = "realistic") -> dict:
@@ -121,8 +140,12 @@ def planned_truth(election: Election, index: int, seed: int, population: str = "
     r_voter, _, _ = sheet_rngs(seed, index)
     intent = draw_voter(election, r_voter, pop)
     plan = plan_sheet(layout_style(election, intent.style_id), intent, pop, r_voter)
-    return {"sheet": index + 1, "style": intent.style_id, "precinct": intent.precinct_id,
-            "targets": target_entries(plan, {}, False, {})}
+    return {
+        "sheet": index + 1,
+        "style": intent.style_id,
+        "precinct": intent.precinct_id,
+        "targets": target_entries(plan, {}, False, {}),
+    }
 
 
 def planned_outcome(args: tuple) -> tuple:

@@ -60,21 +60,47 @@ class AuditState:
         a = self.audit
         return {
             "format": FORMAT,
-            "election": {"title": self.election.title, "date": self.election.date,
-                         "jurisdiction": self.election.jurisdiction, "hash": self.election.hash},
-            "audit": a.id, "created_at": a.created_at, "created_by": a.created_by,
+            "election": {
+                "title": self.election.title,
+                "date": self.election.date,
+                "jurisdiction": self.election.jurisdiction,
+                "hash": self.election.hash,
+            },
+            "audit": a.id,
+            "created_at": a.created_at,
+            "created_by": a.created_by,
             "selection": dict(a.selection),
-            "race": {"contest_id": self.contest.id, "title": self.contest.title, "vote_for": self.contest.vote_for,
-                     "options": [{"option_id": o.id, "label": self.label(o.id)} for o in self.contest.options]},
-            "pile": {"ballots_with_race": self.pile, "sheets": len(self.sheets.sheets),
-                     "awaiting_review": self.sheets.awaiting_review, "set_aside": len(self.sheets.set_aside)},
+            "race": {
+                "contest_id": self.contest.id,
+                "title": self.contest.title,
+                "vote_for": self.contest.vote_for,
+                "options": [{"option_id": o.id, "label": self.label(o.id)} for o in self.contest.options],
+            },
+            "pile": {
+                "ballots_with_race": self.pile,
+                "sheets": len(self.sheets.sheets),
+                "awaiting_review": self.sheets.awaiting_review,
+                "set_aside": len(self.sheets.set_aside),
+            },
             "machine": self.machine,
-            "attempts": [{"attempt": t.number, "matched": t.matched, "differences": list(t.differences),
-                          "tallies": [e.to_dict() for e in t.entries]} for t in self.attempts],
+            "attempts": [
+                {
+                    "attempt": t.number,
+                    "matched": t.matched,
+                    "differences": list(t.differences),
+                    "tallies": [e.to_dict() for e in t.entries],
+                }
+                for t in self.attempts
+            ],
             "matched_attempt": None if self.matched is None else self.matched.number,
-            "tape": None if self.tape is None else {"source": self.tape.source, "counts": dict(self.tape.counts),
-                                                    "entered_at": self.tape.entered_at,
-                                                    "entered_by": self.tape.entered_by},
+            "tape": None
+            if self.tape is None
+            else {
+                "source": self.tape.source,
+                "counts": dict(self.tape.counts),
+                "entered_at": self.tape.entered_at,
+                "entered_by": self.tape.entered_by,
+            },
             "comparison": None if self.comparison is None else [r.to_dict() for r in self.comparison],
             "prediction_at_selection": dict(a.prediction),
             "prediction": self.prediction.to_dict(),
@@ -105,7 +131,19 @@ def audit_state(store: Store, conn: sqlite3.Connection, audit_id: int) -> AuditS
         comparison = compare(contest, hand, machine, None if tape is None else tape.counts)
     found = book.findings(conn, audit_id)
     return AuditState(
-        audit, election, contest, sheets, ballots_with_race(sheets, contest.id), machine,
-        tuple(group_attempts(entries)), matched, tape, prediction, explanation, comparison,
-        tuple(f for f in found if f.kind == "determination"), tuple(f for f in found if f.kind == "signature"),
-        tuple(f for f in found if f.kind == "annotation"))
+        audit,
+        election,
+        contest,
+        sheets,
+        ballots_with_race(sheets, contest.id),
+        machine,
+        tuple(group_attempts(entries)),
+        matched,
+        tape,
+        prediction,
+        explanation,
+        comparison,
+        tuple(f for f in found if f.kind == "determination"),
+        tuple(f for f in found if f.kind == "signature"),
+        tuple(f for f in found if f.kind == "annotation"),
+    )

@@ -36,8 +36,14 @@ class TallyEntry:
     entered_by: str = ""
 
     def to_dict(self) -> dict:
-        return {"attempt": self.attempt, "counter": self.counter, "party": self.party,
-                "counts": dict(self.counts), "entered_at": self.entered_at, "entered_by": self.entered_by}
+        return {
+            "attempt": self.attempt,
+            "counter": self.counter,
+            "party": self.party,
+            "counts": dict(self.counts),
+            "entered_at": self.entered_at,
+            "entered_by": self.entered_by,
+        }
 
 
 @dataclass(frozen=True)
@@ -99,14 +105,17 @@ def check_counter(election: Election, attempt: Attempt, counter: str, party: str
     parties.update({p.abbreviation.upper(): p.id for p in election.parties})
     party_id = parties.get(party.strip().upper())
     if party_id is None:
-        raise TallyError(f"party {party!r} is not one of this election's parties "
-                         f"({', '.join(p.id for p in election.parties)})")
+        raise TallyError(
+            f"party {party!r} is not one of this election's parties ({', '.join(p.id for p in election.parties)})"
+        )
     for e in attempt.entries:
         if e.counter.casefold() == counter.casefold():
             raise TallyError(f"{counter} already entered a tally in attempt {attempt.number}")
         if e.party == party_id:
-            raise TallyError(f"{counter} ({party_id}) cannot tally with {e.counter} ({e.party}): the two counters "
-                             "must not be of the same political party")
+            raise TallyError(
+                f"{counter} ({party_id}) cannot tally with {e.counter} ({e.party}): the two counters "
+                "must not be of the same political party"
+            )
     return party_id
 
 
@@ -128,8 +137,10 @@ def parse_counts(contest: Contest, rows: Iterable[tuple[str, str]], *, what: str
             continue
         oid = keys.get(name.casefold())
         if oid is None:
-            raise TallyError(f"{what}: {name!r} is not an option of {contest.title} "
-                             f"(options: {', '.join(o.id for o in contest.options)})")
+            raise TallyError(
+                f"{what}: {name!r} is not an option of {contest.title} "
+                f"(options: {', '.join(o.id for o in contest.options)})"
+            )
         if oid in out:
             raise TallyError(f"{what}: {name!r} appears twice")
         text = str(value).strip()

@@ -70,8 +70,9 @@ def tape_from_dominion(contest: Contest, text: str, *, tabulator: str | None = N
         if current is not None and _name(current) == _name(contest.title) and i < len(choices):
             oid = _option_for_name(contest, choices[i])
             if oid is None:
-                raise TallyError(f"the CVR file's choice {choices[i]!r} in {contest.title} is not an option "
-                                 "of the race")
+                raise TallyError(
+                    f"the CVR file's choice {choices[i]!r} in {contest.title} is not an option of the race"
+                )
             columns[i] = oid
     if not columns:
         raise TallyError(f"the CVR file has no contest titled {contest.title!r}")
@@ -137,8 +138,10 @@ def tape_from_nist(contest: Contest, text: str, *, tabulator: str | None = None)
                     if allocable == "no" or (allocable is None and pos.get("HasIndication") != "yes"):
                         continue
                     if oid is None:
-                        raise TallyError(f"the CVR report credits {sel.get('ContestSelectionId')!r}, "
-                                         f"which is no option of {contest.title}")
+                        raise TallyError(
+                            f"the CVR report credits {sel.get('ContestSelectionId')!r}, "
+                            f"which is no option of {contest.title}"
+                        )
                     counts[oid] = counts.get(oid, 0) + int(pos.get("NumberVotes", 1))
     return _complete(contest, counts)
 
@@ -159,4 +162,3 @@ def read_tape(contest: Contest, text: str, fmt: str, *, tabulator: str | None = 
     if fmt == "nist":
         return tape_from_nist(contest, text, tabulator=tabulator)
     raise TallyError(f"unknown tape format {fmt!r} (one of {', '.join(TAPE_FORMATS)})")
-

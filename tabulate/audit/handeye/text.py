@@ -16,10 +16,12 @@ def _change(state: AuditState, note) -> str:
 
 
 def describe_prediction(state: AuditState) -> str:
-    """"The hand count should find 3 more votes for Caldwell: these ballots" for every option."""
+    """ "The hand count should find 3 more votes for Caldwell: these ballots" for every option."""
     p, lines = state.prediction, []
-    lines.append(f"Audit {state.audit.id}: scanner {state.audit.tabulator}, {state.contest.title}, "
-                 f"{state.pile} ballots with the race")
+    lines.append(
+        f"Audit {state.audit.id}: scanner {state.audit.tabulator}, {state.contest.title}, "
+        f"{state.pile} ballots with the race"
+    )
     any_change = False
     for o in p.options:
         if not (o.sure or o.low or o.high):
@@ -29,8 +31,9 @@ def describe_prediction(state: AuditState) -> str:
         span = "" if o.low == o.high else f" (between {o.low:+d} and {o.high:+d} depending on faint marks)"
         labels = {b.sheet_id: b.label for b in p.ballots}
         where = ", ".join(labels[sid] for sid in o.ballots + o.maybe)
-        lines.append(f"  the hand count should find {abs(o.sure)} {more} votes for {_short(state, o.option_id)}"
-                     f"{span}: {where}")
+        lines.append(
+            f"  the hand count should find {abs(o.sure)} {more} votes for {_short(state, o.option_id)}{span}: {where}"
+        )
     if not any_change:
         lines.append("  the hand count should find the same numbers as the machine")
     lines.append("Ballots to pull (batch #position):")
@@ -47,8 +50,9 @@ def describe_comparison(state: AuditState) -> str:
     lines = [f"Audit {state.audit.id}: scanner {state.audit.tabulator}, {state.contest.title}"]
     for a in state.attempts:
         verdict = "match" if a.matched else (f"differ on {', '.join(a.differences)}" if a.complete else "incomplete")
-        lines.append(f"  attempt {a.number}: " + "; ".join(f"{e.counter} ({e.party})" for e in a.entries)
-                     + f": {verdict}")
+        lines.append(
+            f"  attempt {a.number}: " + "; ".join(f"{e.counter} ({e.party})" for e in a.entries) + f": {verdict}"
+        )
     if state.comparison is None:
         lines.append("  the two tallies have not matched yet")
         return "\n".join(lines)
@@ -60,14 +64,20 @@ def describe_comparison(state: AuditState) -> str:
             line += f"{r.tape:>7}{r.tape_difference:>+6d}"
         lines.append(line)
     x = state.explanation
-    lines.append(f"  difference {x.total_difference} votes, unexplained {x.total_unexplained} "
-                 f"({100 * x.share_explained:.1f} % explained by the listed ballots)")
+    lines.append(
+        f"  difference {x.total_difference} votes, unexplained {x.total_unexplained} "
+        f"({100 * x.share_explained:.1f} % explained by the listed ballots)"
+    )
     for o in x.options:
         if o.difference or o.predicted.sure:
             labels = {b.sheet_id: b.label for b in state.prediction.ballots}
             who = ", ".join(labels[s] for s in o.predicted.ballots + o.predicted.maybe) or "none"
-            lines.append(f"    {_short(state, o.option_id)}: {o.difference:+d}, predicted {o.predicted.sure:+d}"
-                         f", explained {o.explained:+d}, unexplained {o.unexplained:+d}; ballots {who}")
-    lines.append("  the ballots named before the count are " + ("the same" if state.same_ballots_as_predicted
-                                                               else "NOT the same as now"))
+            lines.append(
+                f"    {_short(state, o.option_id)}: {o.difference:+d}, predicted {o.predicted.sure:+d}"
+                f", explained {o.explained:+d}, unexplained {o.unexplained:+d}; ballots {who}"
+            )
+    lines.append(
+        "  the ballots named before the count are "
+        + ("the same" if state.same_ballots_as_predicted else "NOT the same as now")
+    )
     return "\n".join(lines)

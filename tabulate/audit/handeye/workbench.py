@@ -139,6 +139,15 @@ def retrieval_list(store: Store, sheets: ScannerSheets) -> list[Container]:
     out = []
     for batch, d in per.items():
         vt = vote_types.get(batch, "")
-        out.append(Container(batch, f"{ARLO_CONTAINERS.get(vt, 'Container')}: {batch}", vt, d["n"], d["aside"],
-                             min(d["pos"]), max(d["pos"])))
+        out.append(
+            Container(
+                batch,
+                f"{ARLO_CONTAINERS.get(vt, 'Container')}: {batch}",
+                vt,
+                d["n"],
+                d["aside"],
+                min(d["pos"]),
+                max(d["pos"]),
+            )
+        )
     return out

@@ -16,8 +16,15 @@ from .tallies import Attempt, TallyEntry, TallyError, check_counter, current_att
 from .workbench import audit_pool, prediction_for
 
 
-def start_audit(store: Store, conn: sqlite3.Connection, *, actor: str, seed: str | None = None,
-                tabulator: str | None = None, contest_id: str | None = None) -> tuple[book.Audit, Selection]:
+def start_audit(
+    store: Store,
+    conn: sqlite3.Connection,
+    *,
+    actor: str,
+    seed: str | None = None,
+    tabulator: str | None = None,
+    contest_id: str | None = None,
+) -> tuple[book.Audit, Selection]:
     """Draw the scanner and race from ``seed``, or record the announced ``tabulator`` and ``contest_id``.
 
     The selection, the seed, the lists it chose from and the prediction made
@@ -35,8 +42,16 @@ def start_audit(store: Store, conn: sqlite3.Connection, *, actor: str, seed: str
     return audit, selection
 
 
-def enter_tally(store: Store, conn: sqlite3.Connection, audit_id: int, *, counter: str, party: str,
-                counts: Mapping[str, int] | list[tuple[str, str]], actor: str) -> Attempt:
+def enter_tally(
+    store: Store,
+    conn: sqlite3.Connection,
+    audit_id: int,
+    *,
+    counter: str,
+    party: str,
+    counts: Mapping[str, int] | list[tuple[str, str]],
+    actor: str,
+) -> Attempt:
     """Record one counter's tally in the current attempt and return the attempt as it now stands.
 
     A new attempt starts when the last one is complete and did not match: the
@@ -68,5 +83,6 @@ def sign(store: Store, conn: sqlite3.Connection, audit_id: int, *, member: str, 
     """A board member signs the findings; from the first signature the audit can only be annotated."""
     if matched_tally(book.tallies(conn, audit_id)) is None:
         raise book.AuditError("the two tallies have not matched yet: there is nothing to sign")
-    book.add_finding(conn, audit_id, "signature", member, "signed the determinations and findings",
-                     party=party, actor=actor)
+    book.add_finding(
+        conn, audit_id, "signature", member, "signed the determinations and findings", party=party, actor=actor
+    )

@@ -13,7 +13,24 @@ from .draw import DECK_FORMAT, DeckError, Misprint, load_manifest, make_deck, mi
 from .scan import TEST_STORE, scan_deck
 
 __all__ = [
-    "DECK_FORMAT", "TEST_STORE", "DeckBallot", "DeckError", "DeckResult", "Line", "Misprint", "ReadSheet",
-    "StyleDeck", "StyleResult", "TallySheet", "compare_style", "design_style_deck", "expected_tally", "findings",
-    "load_manifest", "make_deck", "misprinted_layout", "scan_deck", "swapped_pairs",
+    "DECK_FORMAT",
+    "TEST_STORE",
+    "DeckBallot",
+    "DeckError",
+    "DeckResult",
+    "Line",
+    "Misprint",
+    "ReadSheet",
+    "StyleDeck",
+    "StyleResult",
+    "TallySheet",
+    "compare_style",
+    "design_style_deck",
+    "expected_tally",
+    "findings",
+    "load_manifest",
+    "make_deck",
+    "misprinted_layout",
+    "scan_deck",
+    "swapped_pairs",
 ]

@@ -65,8 +65,9 @@ class StyleResult:
 
     @property
     def passed(self) -> bool:
-        return (not self.sheet_errors and self.ballots_read == self.ballots_expected
-                and all(line.ok for line in self.lines))
+        return (
+            not self.sheet_errors and self.ballots_read == self.ballots_expected and all(line.ok for line in self.lines)
+        )
 
     def mismatches(self) -> tuple[Line, ...]:
         return tuple(line for line in self.lines if not line.ok)
@@ -141,7 +142,7 @@ def swapped_pairs(result: StyleResult) -> list[tuple[str, str, str]]:
     pairs = []
     for cid, lines in by_contest.items():
         for i, a in enumerate(lines):
-            for b in lines[i + 1:]:
+            for b in lines[i + 1 :]:
                 # A swap moves the marks of each target to the other: what one gains the other loses.
                 if a.counted - a.expected == b.expected - b.counted:
                     pairs.append((cid, a.option_id, b.option_id))
@@ -159,16 +160,20 @@ def findings(result: DeckResult, election: Election) -> list[str]:
         lines = {(line.contest_id, line.option_id): line for line in s.lines}
         for cid, a, b in swapped_pairs(s):
             a_line, b_line = lines[(cid, a)], lines[(cid, b)]
-            out.append(f"style {s.style_id}: {contest_title(election, cid)}: the targets of "
-                       f"{option_label(election, cid, a)} [{a}] and {option_label(election, cid, b)} [{b}] "
-                       f"look swapped "
-                       f"(expected {a_line.expected} and {b_line.expected}, counted {a_line.counted} and "
-                       f"{b_line.counted})")
+            out.append(
+                f"style {s.style_id}: {contest_title(election, cid)}: the targets of "
+                f"{option_label(election, cid, a)} [{a}] and {option_label(election, cid, b)} [{b}] "
+                f"look swapped "
+                f"(expected {a_line.expected} and {b_line.expected}, counted {a_line.counted} and "
+                f"{b_line.counted})"
+            )
             paired |= {(cid, a), (cid, b)}
         for line in s.mismatches():
             if (line.contest_id, line.option_id) in paired:
                 continue
-            out.append(f"style {s.style_id}: {contest_title(election, line.contest_id)}: "
-                       f"{option_label(election, line.contest_id, line.option_id)} [{line.option_id}]: "
-                       f"expected {line.expected}, counted {line.counted}")
+            out.append(
+                f"style {s.style_id}: {contest_title(election, line.contest_id)}: "
+                f"{option_label(election, line.contest_id, line.option_id)} [{line.option_id}]: "
+                f"expected {line.expected}, counted {line.counted}"
+            )
     return out

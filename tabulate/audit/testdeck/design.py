@@ -72,18 +72,32 @@ class TallySheet:
     straight_party: tuple[tuple[str, int], ...] = ()
 
     def to_dict(self) -> dict:
-        return {"style": self.style_id, "precinct": self.precinct_id, "ballots": self.ballots,
-                "straight_party": dict(self.straight_party),
-                "contests": {c.contest_id: {"votes": dict(c.votes), "overvotes": c.overvotes,
-                                            "undervotes": c.undervotes} for c in self.contests}}
+        return {
+            "style": self.style_id,
+            "precinct": self.precinct_id,
+            "ballots": self.ballots,
+            "straight_party": dict(self.straight_party),
+            "contests": {
+                c.contest_id: {"votes": dict(c.votes), "overvotes": c.overvotes, "undervotes": c.undervotes}
+                for c in self.contests
+            },
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> TallySheet:
-        contests = tuple(ContestExpectation(cid, tuple((o, int(n)) for o, n in c["votes"].items()),
-                                            int(c["overvotes"]), int(c["undervotes"]))
-                         for cid, c in d["contests"].items())
-        return cls(d["style"], d["precinct"], int(d["ballots"]), contests,
-                   tuple((p, int(n)) for p, n in d.get("straight_party", {}).items()))
+        contests = tuple(
+            ContestExpectation(
+                cid, tuple((o, int(n)) for o, n in c["votes"].items()), int(c["overvotes"]), int(c["undervotes"])
+            )
+            for cid, c in d["contests"].items()
+        )
+        return cls(
+            d["style"],
+            d["precinct"],
+            int(d["ballots"]),
+            contests,
+            tuple((p, int(n)) for p, n in d.get("straight_party", {}).items()),
+        )
 
 
 @dataclass(frozen=True)
@@ -129,9 +143,9 @@ def _fixed_ballots(election: Election, contests: tuple[Contest, ...]) -> list[tu
         # Named options first; a write-in line only where the names alone cannot overvote (2 seats, 2 names).
         pool = [o.id for o in c.options if o.kind != "write_in"] + [o.id for o in c.options if o.kind == "write_in"]
         if len(pool) > c.vote_for:
-            over += [(c.id, o) for o in pool[:c.vote_for + 1]]
+            over += [(c.id, o) for o in pool[: c.vote_for + 1]]
     fixed.append(("overvote", over))
-    under = [(c.id, o.id) for c in contests for o in c.options[:c.vote_for - 1] if o.kind != "write_in"]
+    under = [(c.id, o.id) for c in contests for o in c.options[: c.vote_for - 1] if o.kind != "write_in"]
     if not under:  # every contest votes for 1: one vote in the last contest keeps the ballot from being blank
         under = [(contests[-1].id, contests[-1].options[0].id)]
     fixed.append(("undervote", under))
@@ -190,7 +204,7 @@ def _vote_ballots(contests: tuple[Contest, ...], need: dict[str, dict[str, int]]
         for c in contests:
             left = need[c.id]
             pick = sorted((o for o in order[c.id] if left[o]), key=lambda o: (-left[o], order[c.id].index(o)))
-            for o in sorted(pick[:c.vote_for], key=order[c.id].index):
+            for o in sorted(pick[: c.vote_for], key=order[c.id].index):
                 left[o] -= 1
                 ballot.append((c.id, o))
         ballots.append(ballot)
@@ -219,15 +233,17 @@ def design_style_deck(election: Election, style_id: str) -> StyleDeck:
             for o in _counted(c, marks, straight) or ():
                 tally = marked if (c.id, o) in own else by_party
                 tally[c.id][o] = tally[c.id].get(o, 0) + 1
-    need = {c.id: {o: t - marked[c.id].get(o, 0) for o, t in _distinct_totals(c, marked[c.id], by_party[c.id]).items()}
-            for c in contests}
+    need = {
+        c.id: {o: t - marked[c.id].get(o, 0) for o, t in _distinct_totals(c, marked[c.id], by_party[c.id]).items()}
+        for c in contests
+    }
     every = fixed + [("votes", marks) for marks in _vote_ballots(contests, need)]
     names = {c.id: _write_in_name(c) for c in contests}
     write_in_lines = {(c.id, o.id) for c in contests for o in c.options if o.kind == "write_in"}
     ballots = tuple(
-        DeckBallot(n, purpose, tuple(marks),
-                   tuple((c, o, names[c]) for c, o in marks if (c, o) in write_in_lines))
-        for n, (purpose, marks) in enumerate(every, 1))
+        DeckBallot(n, purpose, tuple(marks), tuple((c, o, names[c]) for c, o in marks if (c, o) in write_in_lines))
+        for n, (purpose, marks) in enumerate(every, 1)
+    )
     return StyleDeck(style_id, style.precincts[0], ballots, expected_tally(election, style_id, ballots))
 
 

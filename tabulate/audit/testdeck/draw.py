@@ -81,17 +81,23 @@ def misprinted_layout(layout: BallotLayout, misprint: Misprint) -> BallotLayout:
     return replace(layout, pages=tuple(pages))
 
 
-def _ballot_pages(election: Election, layout: BallotLayout, deck: StyleDeck, number: int,
-                  rng: np.random.Generator) -> list[np.ndarray]:
+def _ballot_pages(
+    election: Election, layout: BallotLayout, deck: StyleDeck, number: int, rng: np.random.Generator
+) -> list[np.ndarray]:
     ballot = deck.ballots[number - 1]
-    plan = forced_plan(layout, deck.precinct_id, dict.fromkeys(ballot.marks, "full_fill"),
-                       write_ins={(c, o): name for c, o, name in ballot.write_ins})
+    plan = forced_plan(
+        layout,
+        deck.precinct_id,
+        dict.fromkeys(ballot.marks, "full_fill"),
+        write_ins={(c, o): name for c, o, name in ballot.write_ins},
+    )
     pages, _drawn, _hands, _strays = ink_sheet(election, layout, plan, rng, dpi=DECK_DPI)
     return pages
 
 
-def _write_style(election: Election, deck: StyleDeck, folder: Path, misprint: Misprint | None,
-                 style_index: int, printable: bool) -> list[dict]:
+def _write_style(
+    election: Election, deck: StyleDeck, folder: Path, misprint: Misprint | None, style_index: int, printable: bool
+) -> list[dict]:
     layout = layout_style(election, deck.style_id)
     if misprint is not None and misprint.contest_id in election.style(deck.style_id).contests:
         layout = misprinted_layout(layout, misprint)
@@ -107,20 +113,34 @@ def _write_style(election: Election, deck: StyleDeck, folder: Path, misprint: Mi
         sheet = draw_scan(np.random.default_rng(scan), SCAN_PROFILES["default"], dpi=DECK_DPI, page_size_in=size)
         files = []
         for side, (pg, params) in zip(("front", "back"), zip(sheet.pages, sheet.params)):
-            data, ext = encode_page(scan_page(pages[pg - 1], params, dpi=DECK_DPI), fmt="jpeg", bitonal=False,
-                                    dpi=DECK_DPI)
+            data, ext = encode_page(
+                scan_page(pages[pg - 1], params, dpi=DECK_DPI), fmt="jpeg", bitonal=False, dpi=DECK_DPI
+            )
             name = sheet_file_name(b.number - 1, side, ext)
             (scans / name).write_bytes(data)
             files.append(f"scans/{name}")
-        entries.append({"number": b.number, "purpose": b.purpose, "marks": [list(m) for m in b.marks],
-                        "write_ins": [list(w) for w in b.write_ins], "files": files})
+        entries.append(
+            {
+                "number": b.number,
+                "purpose": b.purpose,
+                "marks": [list(m) for m in b.marks],
+                "write_ins": [list(w) for w in b.write_ins],
+                "files": files,
+            }
+        )
     if printable:
         write_pdf(pages_to_print, folder / "deck.pdf", DECK_DPI)
     return entries
 
 
-def make_deck(election: Election, out: str | Path, *, styles: Iterable[str] | None = None,
-              misprint: Misprint | None = None, printable: bool = True) -> dict:
+def make_deck(
+    election: Election,
+    out: str | Path,
+    *,
+    styles: Iterable[str] | None = None,
+    misprint: Misprint | None = None,
+    printable: bool = True,
+) -> dict:
     """Write the deck of every ballot style (or of ``styles``) under ``out``; return the manifest.
 
     ``out/style-<id>/deck.pdf`` is the printable deck, ``out/style-<id>/scans/``
@@ -133,17 +153,29 @@ def make_deck(election: Election, out: str | Path, *, styles: Iterable[str] | No
         if s not in known:
             raise DeckError(f"no ballot style {s!r} in the election (styles: {', '.join(known)})")
     root = Path(out)
-    manifest: dict = {"format": DECK_FORMAT, "election": {"title": election.title, "date": election.date,
-                                                          "jurisdiction": election.jurisdiction,
-                                                          "hash": election.hash},
-                      "dpi": DECK_DPI, "seed": DECK_SEED, "styles": {}}
+    manifest: dict = {
+        "format": DECK_FORMAT,
+        "election": {
+            "title": election.title,
+            "date": election.date,
+            "jurisdiction": election.jurisdiction,
+            "hash": election.hash,
+        },
+        "dpi": DECK_DPI,
+        "seed": DECK_SEED,
+        "styles": {},
+    }
     if misprint is not None:
         manifest["misprint"] = misprint.describe()
     for s in chosen:
         deck = design_style_deck(election, s)
         ballots = _write_style(election, deck, root / f"style-{s}", misprint, known.index(s), printable)
-        manifest["styles"][s] = {"precinct": deck.precinct_id, "folder": f"style-{s}", "ballots": ballots,
-                                 "tally_sheet": deck.tally.to_dict()}
+        manifest["styles"][s] = {
+            "precinct": deck.precinct_id,
+            "folder": f"style-{s}",
+            "ballots": ballots,
+            "tally_sheet": deck.tally.to_dict(),
+        }
     (root / "deck.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 
@@ -160,6 +192,8 @@ def load_manifest(deck: str | Path, election: Election) -> dict:
     if manifest.get("format") != DECK_FORMAT:
         raise DeckError(f"{path}: not a {DECK_FORMAT} manifest")
     if manifest["election"]["hash"] != election.hash:
-        raise DeckError(f"{path}: the deck was made for another election definition "
-                        f"({manifest['election']['hash'][:12]}, not {election.hash_prefix})")
+        raise DeckError(
+            f"{path}: the deck was made for another election definition "
+            f"({manifest['election']['hash'][:12]}, not {election.hash_prefix})"
+        )
     return manifest

@@ -25,8 +25,16 @@ from .draw import DeckError
 TEST_STORE = "test-store.db"
 
 
-def scan_deck(election: Election, document: Mapping, deck: str | Path, manifest: Mapping, out: str | Path, *,
-              workers: int | None = None, progress: bool = False) -> DeckResult:
+def scan_deck(
+    election: Election,
+    document: Mapping,
+    deck: str | Path,
+    manifest: Mapping,
+    out: str | Path,
+    *,
+    workers: int | None = None,
+    progress: bool = False,
+) -> DeckResult:
     """Scan every style of the deck into ``out/test-store.db`` (a new store) and compare with its tally sheets."""
     db = Path(out) / TEST_STORE
     if db.exists():
@@ -40,11 +48,14 @@ def scan_deck(election: Election, document: Mapping, deck: str | Path, manifest:
             scans = Path(deck) / entry["folder"] / "scans"
             if not scans.is_dir():
                 raise DeckError(f"{scans} not found: the deck's scanned images are missing")
-            batch = store.open_batch(f"test-deck-style-{style_id}", "election_day", operator="accuracy-test",
-                                     tabulator="accuracy-test")
+            batch = store.open_batch(
+                f"test-deck-style-{style_id}", "election_day", operator="accuracy-test", tabulator="accuracy-test"
+            )
             run_batch(store, election, batch, ScanPlan([scans]), workers=workers, progress=progress)
-            sheets = [ReadSheet(s.label, s.status, s.style_id, s.interpreted, tuple(r.code for r in s.reasons))
-                      for s in store.sheets(batch_id=batch.id)]
+            sheets = [
+                ReadSheet(s.label, s.status, s.style_id, s.interpreted, tuple(r.code for r in s.reasons))
+                for s in store.sheets(batch_id=batch.id)
+            ]
             tally = TallySheet.from_dict(entry["tally_sheet"])
             results.append(compare_style(election, tally, sheets))
     finally:

@@ -8,6 +8,18 @@ from .draw import print_page, timing_positions
 from .place import VendorBallot, VendorLayoutError, VendorPage, vendor_layout
 from .sheets import PaperEffects, blank_pages, simulate_vendor_sheet
 
-__all__ = ["DESIGNS", "FAMILIES", "Design", "PaperEffects", "VendorBallot", "VendorLayoutError", "VendorPage",
-           "blank_pages", "print_page", "simulate_vendor_sheet", "timing_positions", "vendor_code_text",
-           "vendor_layout"]
+__all__ = [
+    "DESIGNS",
+    "FAMILIES",
+    "Design",
+    "PaperEffects",
+    "VendorBallot",
+    "VendorLayoutError",
+    "VendorPage",
+    "blank_pages",
+    "print_page",
+    "simulate_vendor_sheet",
+    "timing_positions",
+    "vendor_code_text",
+    "vendor_layout",
+]

@@ -47,16 +47,52 @@ class Design:
 #: and across the top; the bottom row carries the style code.
 TIMING_PITCH_IN = 0.25
 TIMING_MARK_IN = (0.18, 0.07)  # w, h of one mark on the long edges (turned for the top/bottom rows)
-TIMING_EDGE_IN = 0.22          # the marks' centres from the paper's edge
-CODE_BITS = 12                 # bottom-row marks carrying the code (after a start and before a stop mark)
+TIMING_EDGE_IN = 0.22  # the marks' centres from the paper's edge
+CODE_BITS = 12  # bottom-row marks carrying the code (after a start and before a stop mark)
 
 DESIGNS: dict[str, Design] = {
-    "boxes": Design("boxes", (8.5, 11.0), 300, False,
-                    ((2.35, 2.9), (5.35, 2.85)), 1.35, 10.35, (0.24, 0.14), 0.018, 0.30, 0.48, "qr"),
-    "timing": Design("timing", (8.5, 11.0), 200, True,
-                     ((0.6, 2.4), (3.1, 2.4), (5.6, 2.3)), 1.25, 10.2, (0.22, 0.13), 0.016, 0.25, 0.5, "timing"),
-    "arrows": Design("arrows", (8.5, 14.0), 200, False,
-                     ((0.45, 2.45), (3.05, 2.45), (5.65, 2.4)), 1.6, 13.2, (0.26, 0.08), 0.02, 0.32, 0.5, "none"),
+    "boxes": Design(
+        "boxes",
+        (8.5, 11.0),
+        300,
+        False,
+        ((2.35, 2.9), (5.35, 2.85)),
+        1.35,
+        10.35,
+        (0.24, 0.14),
+        0.018,
+        0.30,
+        0.48,
+        "qr",
+    ),
+    "timing": Design(
+        "timing",
+        (8.5, 11.0),
+        200,
+        True,
+        ((0.6, 2.4), (3.1, 2.4), (5.6, 2.3)),
+        1.25,
+        10.2,
+        (0.22, 0.13),
+        0.016,
+        0.25,
+        0.5,
+        "timing",
+    ),
+    "arrows": Design(
+        "arrows",
+        (8.5, 14.0),
+        200,
+        False,
+        ((0.45, 2.45), (3.05, 2.45), (5.65, 2.4)),
+        1.6,
+        13.2,
+        (0.26, 0.08),
+        0.02,
+        0.32,
+        0.5,
+        "none",
+    ),
 }
 
 

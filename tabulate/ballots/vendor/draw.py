@@ -16,8 +16,17 @@ from .fonts import font
 from .place import VendorBallot, VendorPage
 
 
-def _box(d: ImageDraw.ImageDraw, dpi: int, x: float, y: float, w: float, h: float, fill=None, outline=None,
-         width: float = 0.0) -> None:
+def _box(
+    d: ImageDraw.ImageDraw,
+    dpi: int,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    fill=None,
+    outline=None,
+    width: float = 0.0,
+) -> None:
     xy = [x * dpi, y * dpi, (x + w) * dpi - 1, (y + h) * dpi - 1]
     d.rectangle(xy, fill=fill, outline=outline, width=max(1, round(width * dpi)) if outline is not None else 0)
 
@@ -66,8 +75,12 @@ def timing_positions(width_in: float, height_in: float) -> dict[str, list[tuple[
     rows = [k * p for k in range(2, int(height_in / p) - 1)]
     cols = [e + k * p for k in range(1, int((width_in - 2 * e) / p))]
     bottom = [(e + k * p, height_in - e) for k in range(2, 2 + CODE_BITS + 2)]
-    return {"left": [(e, y) for y in rows], "right": [(width_in - e, y) for y in rows],
-            "top": [(x, e) for x in cols], "bottom": bottom}
+    return {
+        "left": [(e, y) for y in rows],
+        "right": [(width_in - e, y) for y in rows],
+        "top": [(x, e) for x in cols],
+        "bottom": bottom,
+    }
 
 
 def _timing(d: ImageDraw.ImageDraw, dpi: int, page: VendorPage) -> None:

@@ -44,8 +44,9 @@ class VendorPage:
 
     def page_layout(self, style_id: str) -> PageLayout:
         """The simulator's view of the page (targets, contest areas, the code's place)."""
-        return PageLayout(style_id, self.page, self.width_in, self.height_in, (), self.code_rect, self.targets,
-                          self.contest_areas)
+        return PageLayout(
+            style_id, self.page, self.width_in, self.height_in, (), self.code_rect, self.targets, self.contest_areas
+        )
 
 
 @dataclass(frozen=True)
@@ -102,12 +103,25 @@ def _draw_target(items: list, d: Design, shape: str, b: Rect) -> None:
         cy = b.y + b.h / 2
         items.append(("rect", b.x - 0.16, cy - 0.022, 0.16, 0.044))
         hx = b.right
-        items.append(("poly", ((hx, cy - 0.022), (hx + 0.06, cy - 0.022), (hx + 0.06, cy - 0.065),
-                               (hx + 0.16, cy), (hx + 0.06, cy + 0.065), (hx + 0.06, cy + 0.022), (hx, cy + 0.022))))
+        items.append(
+            (
+                "poly",
+                (
+                    (hx, cy - 0.022),
+                    (hx + 0.06, cy - 0.022),
+                    (hx + 0.06, cy - 0.065),
+                    (hx + 0.16, cy),
+                    (hx + 0.06, cy + 0.065),
+                    (hx + 0.06, cy + 0.022),
+                    (hx, cy + 0.022),
+                ),
+            )
+        )
 
 
-def _place(election: Election, c: Contest, d: Design, x: float, y0: float, w: float, measure: bool
-           ) -> tuple[list, list, float]:
+def _place(
+    election: Election, c: Contest, d: Design, x: float, y0: float, w: float, measure: bool
+) -> tuple[list, list, float]:
     """Items and targets of one contest with its top-left at (x, y0); returns its height too."""
     items: list = []
     targets: list = []
@@ -147,7 +161,17 @@ def _place(election: Election, c: Contest, d: Design, x: float, y0: float, w: fl
             items.append(("line", name_x, line_y, right, line_y, 0.008))
             items.append(("text", name_x, line_y + 0.01, "write-in", SMALL_PT, False))
             area = Rect(name_x, y + 0.02, right - name_x, line_y - y - 0.01)
-            targets.append(TargetLayout(c.id, o.id, "write_in", shape, b, Rect(name_x - 0.05, y + 0.02, right - name_x + 0.05, h - 0.04), area))
+            targets.append(
+                TargetLayout(
+                    c.id,
+                    o.id,
+                    "write_in",
+                    shape,
+                    b,
+                    Rect(name_x - 0.05, y + 0.02, right - name_x + 0.05, h - 0.04),
+                    area,
+                )
+            )
         else:
             items.append(("text", name_x, mid - 0.075, o.label, NAME_PT, True))
             if o.running_mate:
@@ -155,7 +179,11 @@ def _place(election: Election, c: Contest, d: Design, x: float, y0: float, w: fl
             abbr = _party(election, o)
             if abbr:
                 items.append(("text_r", right, mid - 0.06, abbr, INFO_PT, False))
-            targets.append(TargetLayout(c.id, o.id, o.kind, shape, b, Rect(name_x - 0.05, y + 0.02, right - name_x + 0.05, h - 0.04)))
+            targets.append(
+                TargetLayout(
+                    c.id, o.id, o.kind, shape, b, Rect(name_x - 0.05, y + 0.02, right - name_x + 0.05, h - 0.04)
+                )
+            )
         y += h
     y += pad
     if d.family == "boxes":
@@ -166,15 +194,27 @@ def _place(election: Election, c: Contest, d: Design, x: float, y0: float, w: fl
 def _page_furniture(d: Design, page: int, election: Election) -> tuple[list, list[Rect]]:
     """Headings, instructions (with pictures of marked and unmarked targets) and free margins."""
     w, h = d.paper_in
-    items: list = [("text_c", w / 2, 0.32, "OFFICIAL BALLOT" + (" (CONTINUED)" if page == 2 else ""), 13.0, True),
-                   ("text_c", w / 2, 0.58, f"{election.title}  -  {election.date}", 9.0, False)]
+    items: list = [
+        ("text_c", w / 2, 0.32, "OFFICIAL BALLOT" + (" (CONTINUED)" if page == 2 else ""), 13.0, True),
+        ("text_c", w / 2, 0.58, f"{election.title}  -  {election.date}", 9.0, False),
+    ]
     margins: list[Rect] = [Rect(0.5, h - 0.75, 3.0, 0.35)] if d.family != "boxes" else [Rect(2.5, h - 0.55, 3.2, 0.35)]
     if d.family == "boxes" and page == 1:
         x = 0.35
         items.append(("frame", x - 0.05, 1.35, 1.85, 4.4, 0.012))
         y = 1.45
-        for line in ["INSTRUCTIONS", "To vote, completely fill", "the oval to the LEFT of", "your choice with a black", "or blue pen.", "", "Correct mark:"]:
-            items.append(("text", x + 0.05, y, line, INFO_PT if line != "INSTRUCTIONS" else TITLE_PT, line == "INSTRUCTIONS"))
+        for line in [
+            "INSTRUCTIONS",
+            "To vote, completely fill",
+            "the oval to the LEFT of",
+            "your choice with a black",
+            "or blue pen.",
+            "",
+            "Correct mark:",
+        ]:
+            items.append(
+                ("text", x + 0.05, y, line, INFO_PT if line != "INSTRUCTIONS" else TITLE_PT, line == "INSTRUCTIONS")
+            )
             y += 0.16
         items.append(("disc", x + 0.6, y + 0.02, 0.24, 0.14))
         y += 0.32
@@ -192,15 +232,27 @@ def _page_furniture(d: Design, page: int, election: Election) -> tuple[list, lis
             else:
                 items.append(("disc", ox + 0.09, y + 0.05, 0.06, 0.05))
         y += 0.4
-        for line in ["To vote for a person whose", "name is not printed, write", "the name on the write-in", "line and fill the oval."]:
+        for line in [
+            "To vote for a person whose",
+            "name is not printed, write",
+            "the name on the write-in",
+            "line and fill the oval.",
+        ]:
             items.append(("text", x + 0.05, y, line, INFO_PT, False))
             y += 0.16
         margins.append(Rect(0.3, 6.2, 1.7, 1.2))
     elif d.family == "arrows" and page == 1:
-        items.append(("text", 0.6, 0.9, "To vote, connect the arrow pointing to your choice, like this:", INFO_PT, False))
+        items.append(
+            ("text", 0.6, 0.9, "To vote, connect the arrow pointing to your choice, like this:", INFO_PT, False)
+        )
         items.append(("rect", 4.35, 0.95, 0.16, 0.044))
         items.append(("rect", 4.51, 0.95, 0.26, 0.044))
-        items.append(("poly", ((4.77, 0.95), (4.83, 0.95), (4.83, 0.9), (4.93, 0.972), (4.83, 1.04), (4.83, 0.994), (4.77, 0.994))))
+        items.append(
+            (
+                "poly",
+                ((4.77, 0.95), (4.83, 0.95), (4.83, 0.9), (4.93, 0.972), (4.83, 1.04), (4.83, 0.994), (4.77, 0.994)),
+            )
+        )
     elif d.family == "timing":
         items.append(("text_c", w / 2, 0.8, "Fill the oval completely. Use a black pen.", INFO_PT, False))
     return items, margins
@@ -231,8 +283,9 @@ def vendor_layout(election: Election, style_id: str, family: str) -> VendorBallo
             ci, y = len(d.columns), d.top_in
         while True:
             if ci == len(cols):
-                raise VendorLayoutError(f"style {style_id}: contest {c.id!r} does not fit the {family} design's "
-                                        f"{len(cols)} columns")
+                raise VendorLayoutError(
+                    f"style {style_id}: contest {c.id!r} does not fit the {family} design's {len(cols)} columns"
+                )
             page, x, w = cols[ci]
             _i, _t, h = _place(election, c, d, x, y, w, True)
             if y + h <= d.bottom_in:
@@ -248,8 +301,19 @@ def vendor_layout(election: Election, style_id: str, family: str) -> VendorBallo
         furniture, margins = _page_furniture(d, page, election)
         code = _code_rect(d)
         text = vendor_code_text(family, number, page)
-        pages.append(VendorPage(page, d.paper_in[0], d.paper_in[1], tuple(furniture + placed[page][0]),
-                                tuple(placed[page][1]), tuple(placed[page][2]), code, text, tuple(margins)))
+        pages.append(
+            VendorPage(
+                page,
+                d.paper_in[0],
+                d.paper_in[1],
+                tuple(furniture + placed[page][0]),
+                tuple(placed[page][1]),
+                tuple(placed[page][2]),
+                code,
+                text,
+                tuple(margins),
+            )
+        )
     return VendorBallot(family, style_id, number, (pages[0], pages[1]))
 
 

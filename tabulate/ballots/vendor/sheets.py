@@ -78,8 +78,15 @@ def _scratch(img: np.ndarray, r: Rect, dpi: int, pen, rng: np.random.Generator) 
     draw_strokes(img, [np.column_stack([xs, ys])], dpi=dpi, pen=pen.with_(width_in=0.06), rng=rng)
 
 
-def _paper(pages: list[np.ndarray], blanks: list[np.ndarray], b: VendorBallot, fx: PaperEffects, pen,
-           rng: np.random.Generator, dpi: int) -> dict:
+def _paper(
+    pages: list[np.ndarray],
+    blanks: list[np.ndarray],
+    b: VendorBallot,
+    fx: PaperEffects,
+    pen,
+    rng: np.random.Generator,
+    dpi: int,
+) -> dict:
     """Margin writing, specks, folds, bleed-through and scratched codes; returns what was done."""
     done: dict = {"margin_writing": [], "specks": 0, "fold": False, "bleed_through": False, "code_scratched": []}
     for img, page in zip(pages, b.pages):
@@ -90,8 +97,13 @@ def _paper(pages: list[np.ndarray], blanks: list[np.ndarray], b: VendorBallot, f
             draw_strokes(img, strokes, dpi=dpi, pen=pen.with_(width_in=min(pen.width_in, 0.016)), rng=rng)
             done["margin_writing"].append(page.page)
         if rng.random() < fx.code_scratched:
-            _scratch(img, page.code_rect if b.design.code != "timing" else
-                     Rect(0.6, page.height_in - 0.34, 2.4, 0.24), dpi, pen, rng)
+            _scratch(
+                img,
+                page.code_rect if b.design.code != "timing" else Rect(0.6, page.height_in - 0.34, 2.4, 0.24),
+                dpi,
+                pen,
+                rng,
+            )
             done["code_scratched"].append(page.page)
     if rng.random() < fx.bleed_through:  # a felt pen soaks through: a faint mirror image of the other side
         ink = [cv2.subtract(bl, img) for img, bl in zip(pages, blanks)]
@@ -103,15 +115,17 @@ def _paper(pages: list[np.ndarray], blanks: list[np.ndarray], b: VendorBallot, f
     if rng.random() < fx.fold:  # a fold: a faint grey crease across the page at a third of its height
         i = int(rng.integers(2))
         row = int(pages[i].shape[0] * rng.uniform(0.3, 0.37))
-        band = pages[i][row:row + 2].astype(np.int16) - int(rng.integers(12, 28))
-        pages[i][row:row + 2] = np.clip(band, 0, 255).astype(np.uint8)
+        band = pages[i][row : row + 2].astype(np.int16) - int(rng.integers(12, 28))
+        pages[i][row : row + 2] = np.clip(band, 0, 255).astype(np.uint8)
         done["fold"] = True
     if rng.random() < fx.specks:
         boxes = [r for p in b.pages for _c, r in p.contest_areas]
         for _ in range(int(rng.integers(1, 6))):
             i = int(rng.integers(2))
             x, y = rng.uniform(0.3, b.pages[i].width_in - 0.3), rng.uniform(0.3, b.pages[i].height_in - 0.3)
-            if any(r.x - 0.1 < x < r.right + 0.1 and r.y - 0.1 < y < r.bottom + 0.1 for _c, r in b.pages[i].contest_areas):
+            if any(
+                r.x - 0.1 < x < r.right + 0.1 and r.y - 0.1 < y < r.bottom + 0.1 for _c, r in b.pages[i].contest_areas
+            ):
                 continue
             cv2.circle(pages[i], (int(x * dpi), int(y * dpi)), max(1, int(rng.uniform(0.004, 0.012) * dpi)), 40, -1)
             done["specks"] += 1
@@ -119,9 +133,16 @@ def _paper(pages: list[np.ndarray], blanks: list[np.ndarray], b: VendorBallot, f
     return done
 
 
-def simulate_vendor_sheet(election: Election, family: str, index: int, seed: int, *, population: str = "realistic",
-                          scan_profile: str = "default", effects: PaperEffects = PaperEffects()
-                          ) -> tuple[tuple[np.ndarray, np.ndarray], dict]:
+def simulate_vendor_sheet(
+    election: Election,
+    family: str,
+    index: int,
+    seed: int,
+    *,
+    population: str = "realistic",
+    scan_profile: str = "default",
+    effects: PaperEffects = PaperEffects(),
+) -> tuple[tuple[np.ndarray, np.ndarray], dict]:
     """Sheet ``index`` (0-based) of a vendor-family run: its two images in scan order and its truth record."""
     design = DESIGNS[family]
     dpi = design.dpi
@@ -145,8 +166,9 @@ def simulate_vendor_sheet(election: Election, family: str, index: int, seed: int
         drawn[(m.contest_id, m.option_id)] = draw_mark(img, m.kind, target, dpi=dpi, pen=plan.pen, rng=r_ink)
     for page_no in plan.strays:
         strokes = stray_strokes(layout.pages[page_no - 1], r_ink)
-        strays.append((page_no, draw_strokes(pages[page_no - 1], strokes, dpi=dpi, pen=plan.pen, rng=r_ink)
-                       if strokes else None))
+        strays.append(
+            (page_no, draw_strokes(pages[page_no - 1], strokes, dpi=dpi, pen=plan.pen, rng=r_ink) if strokes else None)
+        )
     extras = _paper(pages, blanks, b, effects, plan.pen, r_ink, dpi)
     scan = draw_scan(r_scan, prof, bitonal=design.bitonal, dpi=dpi, page_size_in=design.paper_in)
     images = [scan_page(pages[pg - 1], params, dpi=dpi) for pg, params in zip(scan.pages, scan.params)]
@@ -154,7 +176,18 @@ def simulate_vendor_sheet(election: Election, family: str, index: int, seed: int
     if r_scan.random() < effects.quarter_turn:  # fed sideways: both images a quarter turn
         turns = 1 if r_scan.random() < 0.5 else 3
         images = [np.ascontiguousarray(np.rot90(im, turns)) for im in images]
-    truth = sheet_truth(election, layout, plan, drawn, hands, strays, scan, index=index, dpi=dpi,
-                        population=pop.name, scan_profile=prof.name)
+    truth = sheet_truth(
+        election,
+        layout,
+        plan,
+        drawn,
+        hands,
+        strays,
+        scan,
+        index=index,
+        dpi=dpi,
+        population=pop.name,
+        scan_profile=prof.name,
+    )
     truth["vendor"] = {"family": family, "style_number": b.style_number, "quarter_turns": turns, **extras}
     return (images[0], images[1]), truth

@@ -49,17 +49,27 @@ def write_blanks(election: Election, family: str, out: Path, styles: tuple[str, 
     return paths
 
 
-def write_vendor_samples(election: Election, family: str, out: Path, n: int, seed: int, *,
-                         population: str = "realistic", scan_profile: str = "default", fmt: str = "png",
-                         progress=None) -> dict:
+def write_vendor_samples(
+    election: Election,
+    family: str,
+    out: Path,
+    n: int,
+    seed: int,
+    *,
+    population: str = "realistic",
+    scan_profile: str = "default",
+    fmt: str = "png",
+    progress=None,
+) -> dict:
     """Blanks, ``n`` voted and scanned sheets and ``truth.json`` into ``out``; returns the truth document."""
     out = Path(out)
     write_blanks(election, family, out / "blanks")
     d = DESIGNS[family]
     sheets = []
     for k in range(n):
-        images, truth = simulate_vendor_sheet(election, family, k, seed, population=population,
-                                              scan_profile=scan_profile)
+        images, truth = simulate_vendor_sheet(
+            election, family, k, seed, population=population, scan_profile=scan_profile
+        )
         for image, entry in zip(images, truth["images"]):
             data, ext = encode_page(image, fmt=fmt, bitonal=d.bitonal, dpi=d.dpi)
             name = sheet_file_name(k, entry["side"], ext)
@@ -69,10 +79,20 @@ def write_vendor_samples(election: Election, family: str, out: Path, n: int, see
         sheets.append(truth)
         if progress:
             progress(1)
-    doc = {"format": TRUTH_FORMAT, "generator": f"tabulate {__version__}",
-           "election": {"title": election.title, "date": election.date, "hash": election.hash},
-           "family": family, "seed": seed, "ballots": n, "dpi": d.dpi, "image_format": fmt,
-           "bitonal_fraction": 1.0 if d.bitonal else 0.0, "population": population, "scan_profile": scan_profile,
-           "mark_kinds": {k: v.to_dict() for k, v in MARK_KINDS.items()}, "sheets": sheets}
+    doc = {
+        "format": TRUTH_FORMAT,
+        "generator": f"tabulate {__version__}",
+        "election": {"title": election.title, "date": election.date, "hash": election.hash},
+        "family": family,
+        "seed": seed,
+        "ballots": n,
+        "dpi": d.dpi,
+        "image_format": fmt,
+        "bitonal_fraction": 1.0 if d.bitonal else 0.0,
+        "population": population,
+        "scan_profile": scan_profile,
+        "mark_kinds": {k: v.to_dict() for k, v in MARK_KINDS.items()},
+        "sheets": sheets,
+    }
     (out / TRUTH_FILE).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return doc
