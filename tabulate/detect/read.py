@@ -64,16 +64,7 @@ def read_image(
         reg = register_page(image, width_in, height_in)
         t1 = time.perf_counter()
         timings.append(("register", (t1 - t0) * 1e3))
-        base.update(
-            dpi=reg.dpi,
-            rotation=reg.rotation,
-            skew_deg=reg.skew_deg,
-            scale=reg.scale,
-            residual_in=reg.residual_in,
-            transform=tuple(float(v) for v in reg.affine.ravel()),
-            paper=reg.paper,
-            ink=reg.ink,
-        )
+        base.update(reg.evidence())
         streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
         given = code is not None
         if code is None:

@@ -62,6 +62,19 @@ class Registration:
     def px_per_in(self) -> float:
         return float(self.dpi * (self.scale[0] + self.scale[1]) / 2)
 
+    def evidence(self) -> dict:
+        """The fields a `PageReading` keeps as evidence of where the page sat (native and template pages alike)."""
+        return dict(
+            dpi=self.dpi,
+            rotation=self.rotation,
+            skew_deg=self.skew_deg,
+            scale=self.scale,
+            residual_in=self.residual_in,
+            transform=tuple(float(v) for v in self.affine.ravel()),
+            paper=self.paper,
+            ink=self.ink,
+        )
+
 
 @dataclass(frozen=True)
 class _Mark:

@@ -117,14 +117,7 @@ class TemplateReader:
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
             base.update(
-                dpi=reg.dpi,
-                rotation=reg.rotation,
-                skew_deg=reg.skew_deg,
-                scale=reg.scale,
-                residual_in=reg.residual_in,
-                transform=tuple(float(v) for v in reg.affine.ravel()),
-                paper=reg.paper,
-                ink=reg.ink,
+                **reg.evidence(),
                 hash_prefix=election.hash_prefix,
                 style_id=tp.style_id,
                 precinct_id=tp.precinct_id,
