@@ -67,7 +67,10 @@ def read_one(args: tuple) -> dict:
             tt = truth.get((t.contest_id, t.option_id))
             kind = tt["kind"] if tt else "none"
             seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] else True
-            targets.append((kind, image["bitonal"], sim.truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen))
+            ink = tt["ink"] if tt else 0.0
+            targets.append(
+                (kind, image["bitonal"], sim.truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen, ink)
+            )
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
     return {
         "k": k,
@@ -129,6 +132,8 @@ class Accuracy:
     ambiguous_sent: int = 0
     ambiguous_lost: int = 0
     ambiguous_kept: Counter = field(default_factory=Counter)
+    #: Ambiguous marks the reader decided alone: (sheet, kind, grey/bitonal, scan/hand, score, drawn ink).
+    ambiguous_missed: list = field(default_factory=list)
     definite_marginal: Counter = field(default_factory=Counter)
     disagree: int = 0
     disagree_sent: int = 0
@@ -137,6 +142,8 @@ class Accuracy:
     blank_max: float = 0.0
     definite_min: float = 1.0
     by_kind: dict = field(default_factory=lambda: defaultdict(list))
+    #: How many of each list of misses `table` prints.
+    detail: int = 20
 
     def add(self, r: dict) -> None:
         self.sheets += 1
@@ -146,7 +153,7 @@ class Accuracy:
         if not r["needs_review"]:
             self.clean += 1
             self.clean_sent += r["flagged"]
-        for kind, bitonal, pen, scan, hand, score, seen in r["targets"]:
+        for kind, bitonal, pen, scan, hand, score, seen, ink in r["targets"]:
             mk = MARK_KINDS[kind]
             self.by_kind[kind].append((scan, score, scan in mk.scan_accepts or (bitonal and kind == "light_pencil")))
             if mk.scan == "marked" and scan == "unmarked" and not seen:
@@ -169,6 +176,8 @@ class Accuracy:
                 self.ambiguous_sent += sent
                 if not sent:
                     self.ambiguous_kept[(kind, scan)] += 1
+                    where = "bitonal" if bitonal else "grey"
+                    self.ambiguous_missed.append((r["k"], kind, where, f"{scan}/{hand}", score, f"drawn ink {ink:.3f}"))
             elif (mk.scan == "unmarked") != (mk.hand == "no_vote"):
                 self.disagree += 1
                 self.disagree_sent += sent
@@ -217,9 +226,11 @@ class Accuracy:
             ("definite read unmarked", self.definite_unmarked),
             ("definite, no ink left", self.definite_lost),
             ("non-mark read marked", self.nonmark_marked),
+            ("ambiguous not sent", self.ambiguous_missed),
         ):
-            for it in items[:20]:
-                lines.append(f"  {name}: sheet {it[0]} {it[1]} {it[2]} {it[3]} score {it[4]:.3f}")
+            for it in items[: self.detail]:
+                extra = f" {it[5]}" if len(it) > 5 else ""
+                lines.append(f"  {name}: sheet {it[0]} {it[1]} {it[2]} {it[3]} score {it[4]:.3f}{extra}")
         return "\n".join(lines)
 
 
@@ -227,7 +238,7 @@ def evaluate(n: int, seed: int = 2024, *, workers: int = 1, bitonal_fraction: fl
     acc = Accuracy()
     jobs = [(k, seed, bitonal_fraction) for k in range(start, start + n)]
     if workers > 1:
-        with Pool(workers) as pool:
+        with Pool(workers, initializer=_init_worker) as pool:
             for r in pool.imap_unordered(read_one, jobs, chunksize=4):
                 acc.add(r)
     else:
@@ -236,15 +247,59 @@ def evaluate(n: int, seed: int = 2024, *, workers: int = 1, bitonal_fraction: fl
     return acc
 
 
+def simulate_one(args: tuple) -> float:
+    """Simulate sheet k (no reading); returns the CPU seconds it took in this process."""
+    k, seed, bitonal_fraction = args
+    t = time.process_time()
+    simulate_sheet(_election(), k, seed, **sheet_options(k, bitonal_fraction))
+    return time.process_time() - t
+
+
+def _init_worker(warm_seed: int | None = None, bitonal_fraction: float = 0.25) -> None:
+    import cv2
+
+    cv2.setNumThreads(1)  # one process per core already: OpenCV's own threads would only contend
+    if warm_seed is not None:  # render the blank pages and draw the noise pools before the clock starts
+        for k in range(4):
+            simulate_one((k, warm_seed, bitonal_fraction))
+
+
+def _ready(_: int) -> None:
+    time.sleep(0.2)  # long enough that each worker takes one of these
+
+
+def simulate_only(n: int, seed: int, *, workers: int, bitonal_fraction: float) -> int:
+    """Time the simulator alone: wall-clock sheets/s and CPU ms per sheet, measured in one run."""
+    jobs = [(k, seed, bitonal_fraction) for k in range(4, 4 + n)]
+    # OpenCV must not run in this process before the fork: a child would inherit its thread pool's locks.
+    with Pool(workers, initializer=_init_worker, initargs=(seed, bitonal_fraction)) as pool:
+        pool.map(_ready, range(workers))  # wait until every worker has warmed up
+        t0 = time.perf_counter()
+        cpu = sum(pool.imap_unordered(simulate_one, jobs, chunksize=8))
+        wall = time.perf_counter() - t0
+    print(
+        f"simulated {n} sheets in {wall:.1f} s with {workers} workers: {n / wall:.1f} sheets/s, "
+        f"{1000 * cpu / n:.1f} CPU ms per sheet (after the workers warmed up), seed {seed}"
+    )
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sheets", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--bitonal", type=float, default=0.25, help="share of sheets scanned bitonal")
+    ap.add_argument("--detail", type=int, default=20, help="how many of each kind of miss to list")
+    ap.add_argument(
+        "--simulate-only", action="store_true", help="only simulate the sheets (no reading): prints sheets/s"
+    )
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if a.simulate_only:
+        return simulate_only(a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal)
     acc = evaluate(a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal)
+    acc.detail = a.detail
     print(acc.table())
     print(f"\n{a.sheets} sheets in {time.perf_counter() - t0:.0f} s (simulation included), seed {a.seed}")
     return 0

@@ -19,6 +19,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from ._warp import blur_kernel, warp_and_blur
+
 
 @dataclass(frozen=True)
 class ScanProfile:
@@ -244,7 +246,10 @@ def scan_page(page: np.ndarray, params: ScanParams, *, dpi: float) -> np.ndarray
     """One page as the scanner delivers it: uint8 (0/255 only if bitonal), `ScanParams.image_size` big.
 
     ``page`` is the page as printed and marked, at ``dpi``, one pixel per
-    1/dpi inch from the paper's top-left corner.
+    1/dpi inch from the paper's top-left corner. The optics' blur is applied
+    with the transform (`warp_and_blur`, which skips blank paper), before the
+    levels and the paper's tone: the levels are affine and the tone varies over
+    inches, so the order changes a pixel by at most a grey level or so.
     """
     ph, pw = page.shape
     w, h = params.image_size(pw / dpi, ph / dpi, dpi)
@@ -252,23 +257,20 @@ def scan_page(page: np.ndarray, params: ScanParams, *, dpi: float) -> np.ndarray
     # The page image's own pixels are at dpi per inch: convert the inch matrix to a pixel one.
     m_px = m.copy()
     m_px[:, :2] /= dpi
+    k = blur_kernel(params.blur_sigma_px)
+    # Levels: print black to `black`, white (paper) stays 255; the paper tone then scales everything.
+    lut = np.clip(params.black + (255.0 - params.black) * np.arange(256) / 255.0, 0, 255).astype(np.uint8)
     if (w, h) != (pw, ph) or not np.allclose(m_px, [[1, 0, 0], [0, 1, 0]]):
-        img = cv2.warpAffine(
-            page, to_cv_matrix(m_px), (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=255
-        )
+        img = warp_and_blur(page, to_cv_matrix(m_px), (w, h), params.blur_sigma_px, lut if params.black > 0 else None)
     else:
-        img = page.copy()
+        img = cv2.GaussianBlur(page, (k, k), params.blur_sigma_px) if k else page.copy()
+        if params.black > 0:
+            img = cv2.LUT(img, lut)
     if params.black > 0 or params.paper < 255:
-        # Levels: print black to `black`, white to 255; the paper tone then scales everything.
-        lut = np.clip(params.black + (255.0 - params.black) * np.arange(256) / 255.0, 0, 255).astype(np.uint8)
-        img = cv2.LUT(img, lut)
         if params.tone > 0:
             img = cv2.multiply(img, _tone_map(img.shape, params), scale=1 / 255)
         else:
             img = cv2.convertScaleAbs(img, alpha=params.paper / 255.0)
-    if params.blur_sigma_px > 0.05:
-        k = 2 * int(np.ceil(2.5 * params.blur_sigma_px)) + 1
-        img = cv2.GaussianBlur(img, (k, k), params.blur_sigma_px)
     for col, width, delta in params.streaks:  # dust on the glass: a line down the whole feed
         band = img[:, col : col + width].astype(np.int16) + delta
         img[:, col : col + width] = np.clip(band, 0, 255).astype(np.uint8)
