@@ -234,17 +234,37 @@ class Accuracy:
         return "\n".join(lines)
 
 
-def evaluate(n: int, seed: int = 2024, *, workers: int = 1, bitonal_fraction: float = 0.25, start: int = 0) -> Accuracy:
-    acc = Accuracy()
+def evaluate(
+    n: int,
+    seed: int = 2024,
+    *,
+    workers: int = 1,
+    bitonal_fraction: float = 0.25,
+    start: int = 0,
+    progress: int = 0,
+    detail: int = 20,
+) -> Accuracy:
+    """Simulate and read sheets ``start`` .. ``start + n - 1``; with ``progress``, print the table of the
+    first so many sheets every ``progress`` sheets (results arrive in sheet order, so a long run that is
+    stopped still leaves the exact result of its first sheets)."""
+    acc = Accuracy(detail=detail)
     jobs = [(k, seed, bitonal_fraction) for k in range(start, start + n)]
+    t0 = time.perf_counter()
     if workers > 1:
         with Pool(workers, initializer=_init_worker) as pool:
-            for r in pool.imap_unordered(read_one, jobs, chunksize=4):
-                acc.add(r)
+            for r in pool.imap(read_one, jobs, chunksize=4):
+                _add(acc, r, progress, seed, t0)
     else:
         for j in jobs:
-            acc.add(read_one(j))
+            _add(acc, read_one(j), progress, seed, t0)
     return acc
+
+
+def _add(acc: Accuracy, r: dict, progress: int, seed: int, t0: float) -> None:
+    acc.add(r)
+    if progress and acc.sheets % progress == 0:
+        took = time.perf_counter() - t0
+        print(f"--- first {acc.sheets} sheets, seed {seed}, {took:.0f} s ---\n{acc.table()}\n", flush=True)
 
 
 def simulate_one(args: tuple) -> float:
@@ -290,6 +310,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--bitonal", type=float, default=0.25, help="share of sheets scanned bitonal")
+    ap.add_argument("--progress", type=int, default=0, help="print the table so far every N sheets")
     ap.add_argument("--detail", type=int, default=20, help="how many of each kind of miss to list")
     ap.add_argument(
         "--simulate-only", action="store_true", help="only simulate the sheets (no reading): prints sheets/s"
@@ -298,8 +319,9 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     if a.simulate_only:
         return simulate_only(a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal)
-    acc = evaluate(a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal)
-    acc.detail = a.detail
+    acc = evaluate(
+        a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal, progress=a.progress, detail=a.detail
+    )
     print(acc.table())
     print(f"\n{a.sheets} sheets in {time.perf_counter() - t0:.0f} s (simulation included), seed {a.seed}")
     return 0
