@@ -9,6 +9,7 @@ from ..core.vocabulary import SEVERAL_REASONS_NOTE, reason_counts_words, reason_
 from ..election import Election
 from ..store.base import BatchCounts
 from .pipeline import RunSummary
+from .vanish import BatchWarning
 
 
 def _reasons(by_reason: Mapping[tuple[str, str], int], status: str) -> str:
@@ -55,6 +56,11 @@ def format_summary(s: RunSummary) -> str:
     return "\n".join(lines)
 
 
+def format_warnings(warnings: Iterable[BatchWarning]) -> str:
+    """One ``WARNING`` line per batch-level warning (empty text when there is none)."""
+    return "\n".join(f"  WARNING [{w.code}]: {w.message}" for w in warnings)
+
+
 def _totals(counts: Iterable[BatchCounts]) -> tuple[Counter, Counter]:
     status, reasons = Counter(), Counter()
     for c in counts:
@@ -70,9 +76,13 @@ def status_dict(
     events: int | None,
     chain_error: str | None,
     head: tuple[int, str] | None = None,
+    warnings: Iterable[BatchWarning] = (),
 ) -> dict:
     """`format_status` as JSON-ready data."""
     status, reasons = _totals(counts)
+    by_batch: dict[str, list[dict]] = {}
+    for w in warnings:
+        by_batch.setdefault(w.batch, []).append({"code": w.code, "message": w.message})
     return {
         "store": path,
         "election": None if election is None else {"title": election.title, "hash": election.hash},
@@ -95,6 +105,7 @@ def status_dict(
                     {"status": st, "code": code, "words": reason_words(code), "sheets": n}
                     for (st, code), n in sorted(c.by_reason.items())
                 ],
+                "warnings": by_batch.get(c.batch.name, []),
             }
             for c in counts
         ],
@@ -122,6 +133,7 @@ def format_status(
     events: int | None,
     chain_error: str | None,
     journal_head: tuple[int, str] | None = None,
+    warnings: Iterable[BatchWarning] = (),
 ) -> str:
     """The store's batches as a table, the review queue and set-aside sheets by reason, the log's state."""
     lines = [f"Store {path}"]
@@ -153,6 +165,9 @@ def format_status(
         lines.append(f"  by reason, in {SEVERAL_REASONS_NOTE}:")
         lines.append("  review queue: " + (_reasons(reasons, "needs_review") or "empty"))
         lines.append("  set aside:    " + (_reasons(reasons, "rejected") or "none"))
+        text = format_warnings(warnings)
+        if text:
+            lines.append(text)
     lines.append(
         "  journal:      "
         + (f"{events} entries, hash chain intact" if chain_error is None else f"BROKEN: {chain_error}")

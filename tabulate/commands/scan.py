@@ -170,7 +170,8 @@ def run_scan(args: argparse.Namespace) -> int:
     from ..central import run_batch
     from ..central.cluster import ClusterError
     from ..central.pipeline import ReadersUnavailable
-    from ..central.report import format_summary
+    from ..central.report import format_summary, format_warnings
+    from ..central.vanish import batch_warnings
 
     election, document = load_election_one_line(args.election)
     if args.precinct is not None and args.precinct not in {p.id for p in election.precincts}:
@@ -225,6 +226,9 @@ def run_scan(args: argparse.Namespace) -> int:
                 f"{e}; the sheets recorded before are safe: fix this and run the same command again"
             ) from None
         print(format_summary(summary))
+        warnings = format_warnings(batch_warnings(store, [batch]))
+        if warnings:
+            print(warnings)
     finally:
         lock.release()
         store.close()
@@ -233,6 +237,7 @@ def run_scan(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     from ..central.report import format_status, status_dict
+    from ..central.vanish import batch_warnings
 
     try:
         store = open_store(args.db, create=False)
@@ -249,10 +254,11 @@ def run_status(args: argparse.Namespace) -> int:
         except StoreError as e:
             events, chain = None, str(e)
         head = store.journal_head()
+        warnings = batch_warnings(store, [c.batch for c in counts])
         if args.json:
-            print(json.dumps(status_dict(store.path, election, counts, events, chain, head), indent=1))
+            print(json.dumps(status_dict(store.path, election, counts, events, chain, head, warnings), indent=1))
         else:
-            print(format_status(store.path, election, counts, events, chain, head))
+            print(format_status(store.path, election, counts, events, chain, head, warnings))
     finally:
         store.close()
     return 0 if chain is None else 1
