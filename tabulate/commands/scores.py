@@ -23,7 +23,8 @@ def register(subparsers) -> None:
         "--templates",
         type=Path,
         metavar="DIR",
-        help="the template set the sheets were read with (its thresholds; default the election's)",
+        help="a template set whose thresholds to draw (default: the set the store records the sheets were "
+        "read with, else the election's)",
     )
     p.add_argument("--out", required=True, type=Path, metavar="PNG", help="the picture to write")
     p.set_defaults(func=run)
@@ -45,11 +46,13 @@ def run(args) -> int:
             if not match:
                 raise UsageError(f"no batch {args.batch!r} in {args.db}")
             batch_id = match[0].id
-        groups = scores_from_evidence((store.evidence(s.id) or {} for s in store.sheets(batch_id=batch_id)), args.by)
+        evidence = [store.evidence(s.id) or {} for s in store.sheets(batch_id=batch_id)]
+        groups = scores_from_evidence(evidence, args.by)
+        recorded = _recorded_thresholds(store, evidence)
     finally:
         store.close()
     th = election.thresholds
-    marginal, definite = th.marginal, th.definite
+    marginal, definite = recorded or (th.marginal, th.definite)
     if args.templates is not None:
         from .templates import reader_for
 
@@ -59,3 +62,16 @@ def run(args) -> int:
     n = sum(len(v) for v in groups.values())
     print(f"wrote {args.out}: {n} target scores in {len(groups)} groups; thresholds {marginal:.3f} / {definite:.3f}")
     return 0
+
+
+def _recorded_thresholds(store, evidence: list[dict]) -> tuple[float, float] | None:
+    """The thresholds of the one template set the sheets were read with, as the store's journal
+    records it (`tabulate scan --templates`); None for our own ballots or a mix."""
+    from ..report.scores import scores_by_reader
+    from ..templates import JOURNAL_KIND, recorded_sets
+
+    readers = list(scores_by_reader(evidence))
+    if len(readers) != 1 or readers[0] is None:
+        return None
+    tset = recorded_sets(e for e in store.journal() if e.kind == JOURNAL_KIND).get(readers[0])
+    return None if tset is None else (tset.marginal, tset.definite)

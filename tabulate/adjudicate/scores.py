@@ -1,0 +1,99 @@
+"""The fill-score picture of the progress page: `tabulate scores`'s histogram, per layout read with.
+
+Issue #11, item 6: before trusting a new ballot design, a clerk looks at the
+gap between blank targets (scores near 0) and marks (near 1), with the
+marginal and definite thresholds drawn; every target between them goes to a
+person. Sheets read with a template set are drawn with that set's thresholds
+(the store's journal records the set, `tabulate.templates.recorded`); our own
+ballots with the election's. Each picture has a table of the same numbers,
+for a screen reader and for anyone who cannot read a log-scale histogram.
+
+Reading every sheet's evidence is the cost, so a summary is kept until the
+store holds more sheets (a decision changes no fill score).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from ..report.scores import ScoreRow, histogram_png, score_rows, scores_by_reader
+from .source import StoreSource
+
+BY = ("template", "contest")
+
+
+@dataclass(frozen=True)
+class ScorePicture:
+    """One histogram: the sheets read one way (``key``: a template set's digest prefix, or "ours")."""
+
+    key: str
+    label: str
+    marginal: float
+    definite: float
+    groups: dict[str, list[float]]
+    rows: tuple[ScoreRow, ...]
+
+    @property
+    def targets(self) -> int:
+        return sum(r.targets for r in self.rows)
+
+    @property
+    def between(self) -> int:
+        return sum(r.between for r in self.rows)
+
+    def alt(self) -> str:
+        """The picture in one sentence (its ``alt`` text); the table beside it has every group."""
+        below = sum(r.below_marginal for r in self.rows)
+        definite = sum(r.definite for r in self.rows)
+        return (
+            f"Histogram of {self.targets} fill scores, {self.label}, in {len(self.rows)} groups: {below} below the "
+            f"marginal threshold {self.marginal:.3f}, {self.between} between the thresholds (a person looks), "
+            f"{definite} at or above the definite threshold {self.definite:.3f}."
+        )
+
+    def png(self) -> bytes:
+        return histogram_png(self.groups, self.marginal, self.definite, title=self._title())
+
+    def _title(self) -> str:
+        return f"{self.label}: {self.targets} targets; {self.between} between the thresholds go to a person"
+
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, str], tuple[tuple, list[ScorePicture]]] = {}
+
+
+def score_pictures(source: StoreSource, by: str = "template") -> list[ScorePicture]:
+    """One picture per way the store's sheets were read (our layout; each template set), ours first."""
+    store = source.store
+    stamp = tuple((c.batch.id, c.sheets) for c in store.batch_counts())
+    key = (str(store.path), by)
+    with _lock:
+        hit = _cache.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    pictures = _pictures(source, by)
+    with _lock:
+        _cache[key] = (stamp, pictures)
+    return pictures
+
+
+def _pictures(source: StoreSource, by: str) -> list[ScorePicture]:
+    store = source.store
+    election = source.election()
+    evidence = (store.evidence(s.id) or {} for s in store.sheets())
+    out = []
+    for reader, groups in scores_by_reader(evidence, by).items():
+        tset = source.template_set(reader) if reader else None
+        if reader is None:
+            label, th = "our own ballots", election.thresholds
+            marginal, definite, k = th.marginal, th.definite, "ours"
+        elif tset is not None:
+            label, marginal, definite, k = f"template set {reader[:12]}", tset.marginal, tset.definite, reader[:12]
+        else:  # a set the store does not record: its thresholds are unknown, the election's are drawn
+            th = election.thresholds
+            label = f"template set {reader[:12]} (not recorded in this store; the election's thresholds)"
+            marginal, definite, k = th.marginal, th.definite, reader[:12]
+        rows = tuple(score_rows(groups, marginal, definite))
+        out.append(ScorePicture(k, label, marginal, definite, groups, rows))
+    return out
