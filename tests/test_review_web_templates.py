@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import pytest
 from argon2 import PasswordHasher
-from test_adjudicate_support import FAST_HASHER, Browser, Env, fast_passwords  # noqa: F401
+from test_adjudicate_support import FAST_HASHER, Browser, Env, app, env, fast_passwords, template_store  # noqa: F401
 
 from tabulate.adjudicate import images, queue, users
 from tabulate.ballots.samples import encode_page, sheet_file_name
@@ -228,3 +228,27 @@ def test_the_progress_page_shows_the_fill_score_histogram_with_alt_text_and_a_ta
     by_contest = br.get("/progress?by=contest").text
     assert '<th scope="row">President and Vice President</th>' in by_contest
     assert br.get("/progress/scores/nope.png").status_code == 404
+
+
+def test_tabulate_scores_draws_the_recorded_sets_thresholds_without_templates_again(tenv, tmp_path, capsys):
+    out = tmp_path / "scores.png"
+    assert main(["scores", "--db", str(tenv.db), "--out", str(out)]) == 0
+    line = capsys.readouterr().out
+    assert f"(template set {tenv.tset.digest[:12]}, as the store records it)" in line
+    assert cv2.imread(str(out)).shape[:2] == (480, 900)
+
+
+def test_score_rows_cut_at_the_thresholds_as_the_classifier_does():
+    from tabulate.report.scores import score_rows
+
+    (row,) = score_rows({"style 2 page 1": [0.0, 0.01, 0.035, 0.1, 0.18, 0.9]}, 0.035, 0.18)
+    assert (row.targets, row.below_marginal, row.between, row.definite) == (6, 2, 2, 2)
+
+
+def test_our_own_ballots_get_their_picture_with_the_elections_thresholds(env, app):
+    br = Browser(app)
+    br.login("oscar")
+    page = br.get("/progress").text
+    assert 'src="/progress/scores/ours.png?by=template"' in page and "fill scores, our own ballots" in page
+    assert f"marginal threshold {env.election.thresholds.marginal:.3f}" in page
+    assert _png(br.get("/progress/scores/ours.png")).shape[:2] == (480, 900)

@@ -52,19 +52,23 @@ def run(args) -> int:
     finally:
         store.close()
     th = election.thresholds
-    marginal, definite = recorded or (th.marginal, th.definite)
+    marginal, definite, whose = th.marginal, th.definite, "the election's"
+    if recorded is not None:
+        marginal, definite, whose = recorded
     if args.templates is not None:
         from .templates import reader_for
 
         t = reader_for(args.templates).thresholds
-        marginal, definite = t.marginal, t.definite
+        marginal, definite, whose = t.marginal, t.definite, f"those of {args.templates}"
     args.out.write_bytes(histogram_png(groups, marginal, definite))
     n = sum(len(v) for v in groups.values())
-    print(f"wrote {args.out}: {n} target scores in {len(groups)} groups; thresholds {marginal:.3f} / {definite:.3f}")
+    print(
+        f"wrote {args.out}: {n} target scores in {len(groups)} groups; thresholds {marginal:.3f} / {definite:.3f} ({whose})"
+    )
     return 0
 
 
-def _recorded_thresholds(store, evidence: list[dict]) -> tuple[float, float] | None:
+def _recorded_thresholds(store, evidence: list[dict]) -> tuple[float, float, str] | None:
     """The thresholds of the one template set the sheets were read with, as the store's journal
     records it (`tabulate scan --templates`); None for our own ballots or a mix."""
     from ..report.scores import scores_by_reader
@@ -74,4 +78,6 @@ def _recorded_thresholds(store, evidence: list[dict]) -> tuple[float, float] | N
     if len(readers) != 1 or readers[0] is None:
         return None
     tset = recorded_sets(e for e in store.journal() if e.kind == JOURNAL_KIND).get(readers[0])
-    return None if tset is None else (tset.marginal, tset.definite)
+    if tset is None:
+        return None
+    return tset.marginal, tset.definite, f"template set {tset.digest[:12]}, as the store records it"
