@@ -252,3 +252,28 @@ def test_our_own_ballots_get_their_picture_with_the_elections_thresholds(env, ap
     assert 'src="/progress/scores/ours.png?by=template"' in page and "fill scores, our own ballots" in page
     assert f"marginal threshold {env.election.thresholds.marginal:.3f}" in page
     assert _png(br.get("/progress/scores/ours.png")).shape[:2] == (480, 900)
+
+
+def test_a_recount_reads_the_countys_ballots_again_with_their_template_set(tenv, capsys):
+    """31 KAR 4:220 Section 9(3): only a ballot that cannot be read after three attempts is set aside as
+    damaged. Read with our own layout, every county ballot would be."""
+    assert main(["recount", "--db", str(tenv.db), "--contest", "president", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    # The stress voters' marks on this race are all X marks and light ones: undervotes until people decide.
+    assert "tabulator 1: 3 ballots, undervotes 3, overvotes 0, damaged 0" in out
+
+
+def test_verify_images_finds_a_moved_set_only_when_given_it(tpl_built, tmp_path, capsys):
+    moved = tmp_path / "set"
+    shutil.copytree(tpl_built / "set", moved)
+    db = tmp_path / "one.db"
+    files = sorted(str(p) for p in tpl_built.glob("sheet-00002-*.tif"))
+    scan = ["scan", *files, "--election", str(GENERAL), "--db", str(db), "--vote-type", "election_day"]
+    assert main([*scan, "--batch", "one", "--templates", str(moved), "--no-progress", "--workers", "1"]) == 0
+    shutil.rmtree(moved)
+    capsys.readouterr()
+    assert main(["verify", "--db", str(db), "--images"]) == 2
+    err = capsys.readouterr().err
+    assert "1 sheet(s) were read with template set" in err and "give it with --templates DIR" in err
+    assert main(["verify", "--db", str(db), "--images", "--templates", str(tpl_built / "set")]) == 0
+    assert "every reading matches the store" in capsys.readouterr().out

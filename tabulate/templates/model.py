@@ -108,8 +108,13 @@ class TemplateSet:
         return hashlib.sha256(canonical_json(self.to_dict())).hexdigest()
 
     def journal_data(self) -> dict:
-        """What the store's journal keeps of the set (`JOURNAL_KIND`): its document and digest, no images."""
-        return {"sha256": self.digest, "set": self.to_dict()}
+        """What the store's journal keeps of the set (`JOURNAL_KIND`): its document and digest, no images,
+        and the folder it was read from (where a recount finds its blanks again; not part of the digest)."""
+        return {
+            "sha256": self.digest,
+            "folder": str(Path(self.folder).resolve()) if self.folder else None,
+            "set": self.to_dict(),
+        }
 
     def to_dict(self) -> dict:
         return {
