@@ -8,14 +8,16 @@ person. Sheets read with a template set are drawn with that set's thresholds
 ballots with the election's. Each picture has a table of the same numbers,
 for a screen reader and for anyone who cannot read a log-scale histogram.
 
-Reading every sheet's evidence is the cost, so a summary is kept until the
-store holds more sheets (a decision changes no fill score).
+Reading every sheet's evidence is the cost, so the scores read are kept and
+only sheets recorded since are read (a recorded reading never changes; a
+decision changes no fill score).
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from array import array
+from dataclasses import dataclass, field
 
 from ..report.scores import ScoreRow, histogram_png, score_rows, scores_by_reader
 from .source import StoreSource
@@ -59,41 +61,47 @@ class ScorePicture:
         return f"{self.label}: {self.targets} targets; {self.between} between the thresholds go to a person"
 
 
+@dataclass
+class _Tally:
+    """Every score read so far, per reader and group; a recorded sheet's evidence never changes, so
+    only sheets not seen yet are read (a progress page during a 40,000-sheet scan reads the new ones)."""
+
+    seen: set[int] = field(default_factory=set)
+    readers: dict[str | None, dict[str, array]] = field(default_factory=dict)
+
+    def add(self, store, by: str) -> None:
+        new = [s.id for s in store.sheets() if s.id not in self.seen]
+        for reader, groups in scores_by_reader((store.evidence(i) or {} for i in new), by).items():
+            into = self.readers.setdefault(reader, {})
+            for key, scores in groups.items():
+                into.setdefault(key, array("d")).extend(scores)
+        self.seen.update(new)
+
+
 _lock = threading.Lock()
-_cache: dict[tuple[str, str], tuple[tuple, list[ScorePicture]]] = {}
+_tallies: dict[tuple[str, str], _Tally] = {}
 
 
 def score_pictures(source: StoreSource, by: str = "template") -> list[ScorePicture]:
     """One picture per way the store's sheets were read (our layout; each template set), ours first."""
-    store = source.store
-    stamp = tuple((c.batch.id, c.sheets) for c in store.batch_counts())
-    key = (str(store.path), by)
-    with _lock:
-        hit = _cache.get(key)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
-    pictures = _pictures(source, by)
-    with _lock:
-        _cache[key] = (stamp, pictures)
-    return pictures
+    key = (str(source.store.path), by)
+    with _lock:  # one reader of the store at a time per picture; the lock also guards the tally
+        tally = _tallies.setdefault(key, _Tally())
+        tally.add(source.store, by)
+        readers = {r: {k: list(v) for k, v in sorted(g.items())} for r, g in tally.readers.items()}
+    return [_picture(source, r, readers[r]) for r in sorted(readers, key=lambda r: (r is not None, r or ""))]
 
 
-def _pictures(source: StoreSource, by: str) -> list[ScorePicture]:
-    store = source.store
+def _picture(source: StoreSource, reader: str | None, groups: dict[str, list[float]]) -> ScorePicture:
     election = source.election()
-    evidence = (store.evidence(s.id) or {} for s in store.sheets())
-    out = []
-    for reader, groups in scores_by_reader(evidence, by).items():
-        tset = source.template_set(reader) if reader else None
-        if reader is None:
-            label, th = "our own ballots", election.thresholds
-            marginal, definite, k = th.marginal, th.definite, "ours"
-        elif tset is not None:
-            label, marginal, definite, k = f"template set {reader[:12]}", tset.marginal, tset.definite, reader[:12]
-        else:  # a set the store does not record: its thresholds are unknown, the election's are drawn
-            th = election.thresholds
-            label = f"template set {reader[:12]} (not recorded in this store; the election's thresholds)"
-            marginal, definite, k = th.marginal, th.definite, reader[:12]
-        rows = tuple(score_rows(groups, marginal, definite))
-        out.append(ScorePicture(k, label, marginal, definite, groups, rows))
-    return out
+    tset = source.template_set(reader) if reader else None
+    if reader is None:
+        label, th = "our own ballots", election.thresholds
+        marginal, definite, k = th.marginal, th.definite, "ours"
+    elif tset is not None:
+        label, marginal, definite, k = f"template set {reader[:12]}", tset.marginal, tset.definite, reader[:12]
+    else:  # a set the store does not record: its thresholds are unknown, the election's are drawn
+        th = election.thresholds
+        label = f"template set {reader[:12]} (not recorded in this store; the election's thresholds)"
+        marginal, definite, k = th.marginal, th.definite, reader[:12]
+    return ScorePicture(k, label, marginal, definite, groups, tuple(score_rows(groups, marginal, definite)))
