@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from ..scores import BY, score_pictures
+from ..scores import BY, picture_png, score_pictures
 from .context import Ctx, endpoint, forbidden
 
 
@@ -22,7 +22,9 @@ def by_of(ctx: Ctx) -> str:
 
 @endpoint("progress")
 def scores_png(ctx: Ctx, key: str) -> Response:
-    picture = next((p for p in score_pictures(ctx.source, by_of(ctx)) if p.key == key), None)
+    by = by_of(ctx)
+    picture = next((p for p in score_pictures(ctx.source, by) if p.key == key), None)
     if picture is None:
         return forbidden(ctx, "No such picture: no sheets were read that way.", 404)
-    return Response(picture.png(), media_type="image/png", headers={"Cache-Control": "private, no-store"})
+    png = picture_png(ctx.source, picture, by)
+    return Response(png, media_type="image/png", headers={"Cache-Control": "private, no-store"})
