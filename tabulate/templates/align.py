@@ -144,7 +144,12 @@ def page_frame(image: np.ndarray, affine: np.ndarray, width_in: float, height_in
     m = np.vstack([affine, [0, 0, 1]]) @ np.diag([1 / MATCH_DPI, 1 / MATCH_DPI, 1.0])
     size = (round(width_in * MATCH_DPI), round(height_in * MATCH_DPI))
     out = cv2.warpAffine(
-        image, m[:2], size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT, borderValue=255
+        image,
+        m[:2],
+        size,
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=255,
     )
     return 255.0 - out.astype(np.float32)
 
