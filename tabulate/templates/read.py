@@ -35,6 +35,7 @@ from ..detect.template import dpi_class
 from ..election.model import Election, Thresholds
 from .align import (
     ANCHOR_FINE_SEARCH_IN,
+    ANCHOR_SEARCH_IN,
     COARSE_DPI,
     FINE_DPI,
     MAX_RESIDUAL_IN,
@@ -67,6 +68,8 @@ FULL_ITERATIONS = 25
 FIT_TRIES = 3
 #: Anchors the half-resolution search uses (the strongest; they are spread over the page).
 COARSE_ANCHORS = 10
+#: ... and the full-resolution one.
+FINE_ANCHORS = 12
 SCALE_RANGE = (0.95, 1.05)
 MAX_SKEW_DEG = 5.0
 
@@ -211,11 +214,11 @@ class TemplateReader:
         w_in, h_in = self.paper_in
         dpi, turned = image_dpi(image.shape, w_in, h_in)
         fine8 = shrink(image, dpi, FINE_DPI)
-        small = prepare(fine8, FINE_DPI, COARSE_DPI, 1.0)
+        half = half_image(fine8)
+        small = prepare(half, FINE_DPI / 2, COARSE_DPI, 1.0)  # as from fine8, whose first step is ``half``
         paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
         turns = (1, 3) if turned else (0, 2)
         by_code = self._code_first(image, dpi, turns)
-        half = half_image(fine8)
         fit = (image, (fine8, half), small, dpi, paper, by_code, turns)
         try:  # the skew the page's print gives, then (rarely) the whole sweep
             tp, reg, k = self._fit(*fit, print_angle(half))
@@ -310,13 +313,11 @@ class TemplateReader:
         fine, half = levels
         start = coarse_to_image(c, small_shape, dpi)
         anchors = list(prepared(self.tset, tp).anchors)
-        # Wide search at half resolution (cheap; the strongest anchors, all if too few of those are
-        # found), then narrow at full resolution with every anchor: the fit the anchors give.
-        affine, rms, n = refine(half, start, dpi, anchors[:COARSE_ANCHORS], coarse_level=True)
-        if not math.isfinite(rms) and len(anchors) > COARSE_ANCHORS:
-            affine, rms, n = refine(half, start, dpi, anchors, coarse_level=True)
+        # Wide search at half resolution, then narrow at full resolution: the fit the anchors give. Each
+        # with the strongest anchors (they are spread over the page), all of them if too few are found.
+        affine, rms, n = _refine_some(half, start, dpi, anchors, COARSE_ANCHORS, ANCHOR_SEARCH_IN, True)
         if math.isfinite(rms):
-            affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
+            affine, rms, n = _refine_some(fine, affine, dpi, anchors, FINE_ANCHORS, ANCHOR_FINE_SEARCH_IN, False)
         if math.isfinite(rms) and rms > 0.003:  # the first fit was off: once more from the better one
             affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
@@ -330,6 +331,14 @@ class TemplateReader:
                 ),
             )
         return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, n, paper)
+
+
+def _refine_some(level_image, affine, dpi: float, anchors: list, some: int, search_in: float, half: bool):
+    """`refine` with the first ``some`` anchors, or with all when fewer than `MIN_ANCHORS` of those are found."""
+    fit = refine(level_image, affine, dpi, anchors[:some], search_in, half)
+    if not math.isfinite(fit[1]) and len(anchors) > some:
+        fit = refine(level_image, affine, dpi, anchors, search_in, half)
+    return fit
 
 
 def _registration(
