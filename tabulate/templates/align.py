@@ -162,11 +162,13 @@ def print_angle(image: np.ndarray) -> float:
     direction theta, taken four-fold (``4 theta``: an edge and the edge at a
     right angle to it agree), is averaged with weight ``|gradient|^4`` (the
     strong edges of print, not the scanner's noise); a quarter of the mean's
-    angle is the skew. No sweep, no template: the coarse fit starts from it.
+    angle is the skew. Scharr's gradient, not Sobel's: Sobel's leans towards the
+    axes and reads a 3 degree skew as 2.5. No sweep, no template: the coarse
+    fit starts from it.
     """
     # Every other gradient in each direction is plenty for a sum over the page (a quarter of the work).
-    gx = cv2.Sobel(image, cv2.CV_32F, 1, 0)[::2, ::2]
-    gy = cv2.Sobel(image, cv2.CV_32F, 0, 1)[::2, ::2]
+    gx = cv2.Scharr(image, cv2.CV_32F, 1, 0)[::2, ::2]
+    gy = cv2.Scharr(image, cv2.CV_32F, 0, 1)[::2, ::2]
     xx, yy, xy = gx * gx, gy * gy, gx * gy
     d = xx - yy
     # |g|^4 cos(4 theta) and |g|^4 sin(4 theta) without a trigonometric call per pixel.

@@ -66,9 +66,9 @@ MIN_CLOSER = 0.65
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
 FIT_TRIES = 3
-#: Anchors the half-resolution search uses (the strongest; they are spread over the page).
-COARSE_ANCHORS = 10
-#: ... and the full-resolution one.
+#: Anchors the full-resolution search uses (the strongest; they are spread over the page). The wide
+#: half-resolution search uses every anchor: with fewer, a page scaled and skewed to the limits (its
+#: corners cut off) kept a wrong anchor the narrow search could not put right.
 FINE_ANCHORS = 12
 SCALE_RANGE = (0.95, 1.05)
 MAX_SKEW_DEG = 5.0
@@ -315,7 +315,7 @@ class TemplateReader:
         anchors = list(prepared(self.tset, tp).anchors)
         # Wide search at half resolution, then narrow at full resolution: the fit the anchors give. Each
         # with the strongest anchors (they are spread over the page), all of them if too few are found.
-        affine, rms, n = _refine_some(half, start, dpi, anchors, COARSE_ANCHORS, ANCHOR_SEARCH_IN, True)
+        affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True)
         if math.isfinite(rms):
             affine, rms, n = _refine_some(fine, affine, dpi, anchors, FINE_ANCHORS, ANCHOR_FINE_SEARCH_IN, False)
         if math.isfinite(rms) and rms > 0.003:  # the first fit was off: once more from the better one
