@@ -1,22 +1,24 @@
 """Match a scanned page against a template's blank and fit the page-inch to image-pixel transform.
 
 Without our corner squares the transform is fitted from what the template
-prints, in two steps:
+prints, in three steps:
 
-1. **Coarse** (`coarse`), at `COARSE_DPI`: the page and the blank, ink
-   bright and blurred, are aligned by phase correlation (shift) and then an
-   affine ECC fit (OpenCV ``findTransformECC``: rotation, skew, scale). ECC's
-   correlation coefficient is also the *matching* score that tells which
-   template a page is when its code does not read. A landscape image of a
-   portrait page is tried turned a quarter either way; an upright one as it
-   is and turned 180 degrees.
-2. **Fine** (`refine`), at `FINE_DPI`: each *anchor* of the template (a small
-   patch with strong print in two directions: a timing mark, a box corner,
-   a heading's letters, chosen at load time by `anchors`) is found near
-   where the coarse fit puts it by normalised cross-correlation, and the
-   affine map is fitted to the anchors by least squares. Its RMS residual
-   is reported and a page above `MAX_RESIDUAL_IN` is refused, as for our
-   own ballots.
+1. **Skew** (`print_angle`), at 50 DPI: the page's printed lines give it in
+   one pass (no sweep, no template).
+2. **Coarse** (`coarse`), at `COARSE_DPI`: the page and the blank, ink
+   bright and blurred, turned by that skew, are aligned by phase correlation
+   (shift); its response also ranks the candidate templates and the turn. A
+   landscape image of a portrait page is tried turned a quarter either way;
+   an upright one as it is and turned 180 degrees. The whole sweep of skews
+   is kept for a page the print's skew does not register.
+3. **Fine** (`refine`): each *anchor* of the template (a small patch with
+   strong print in two directions: a timing mark, a box corner, a heading's
+   letters, chosen at load time by `anchors`) is found near where the
+   coarse fit puts it by normalised cross-correlation, first at half
+   `FINE_DPI` over a wide window, then at `FINE_DPI` over a narrow one, and
+   the affine map is fitted to the anchors by least squares. Its RMS
+   residual is reported and a page above `MAX_RESIDUAL_IN` is refused, as for
+   our own ballots.
 """
 
 from __future__ import annotations

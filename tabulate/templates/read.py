@@ -3,10 +3,11 @@
 Which page is this? By code first: the best-matching template's code (a QR
 symbol or a timing-mark row) is read where that template prints it, and the
 set maps its text to a style and page. When the code does not read, by
-matching: every template's coarse blank is fitted to the page (ECC,
-`tabulate.templates.align`) and the best must have a correlation of at
-least `MIN_MATCH` and beat every other template by `MATCH_MARGIN`; else the
-page is refused (``no_template_match`` or ``template_ambiguous``).
+matching: the page, registered, is compared at 50 DPI with every blank (one
+dot product each, `tabulate.templates.align`) and the best must have a
+correlation of at least `MIN_MATCH` and beat every other template by
+`MATCH_MARGIN`; else the page is refused (``no_template_match`` or
+``template_ambiguous``).
 
 After that the page is scored by the native kernel with the template's
 point sets (`tabulate.templates.pages.scoring_template`) and classified with
