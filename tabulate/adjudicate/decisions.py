@@ -151,10 +151,12 @@ def record_entry(
     now = time.time()
     with transaction(conn):
         row = conn.execute(
-            "UPDATE adj_ballots SET lease_panel = ?, lease_user = ?, lease_expires = max(coalesce(lease_expires, 0), ?)"
+            # CASE, not SQLite's two-argument max(): the same statement runs on PostgreSQL.
+            "UPDATE adj_ballots SET lease_panel = ?, lease_user = ?, lease_expires = CASE WHEN "
+            "coalesce(lease_expires, 0) > ? THEN lease_expires ELSE ? END"
             " WHERE sheet_id = ? AND state = ? AND round = ? AND (lease_panel = ? OR lease_panel IS NULL "
             " OR lease_expires <= ?) RETURNING round",
-            (panel.key, user.id, now + 60, entry.sheet_id, _state_for(panel), entry.round, panel.key, now),
+            (panel.key, user.id, now + 60, now + 60, entry.sheet_id, _state_for(panel), entry.round, panel.key, now),
         ).fetchone()
         if row is None:
             raise LeaseLost(

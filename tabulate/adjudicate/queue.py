@@ -99,7 +99,7 @@ class QueueFilter:
         if self.precinct:
             where.append("b.precinct_id = ?")
             args.append(self.precinct)
-        return (" AND ".join(where) or "1"), args
+        return (" AND ".join(where) or "1 = 1"), args
 
     @classmethod
     def from_params(cls, params: Mapping[str, str]) -> QueueFilter:

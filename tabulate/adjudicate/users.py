@@ -316,7 +316,7 @@ def authenticate(conn: Connection, name: str, password: str, *, where: str = "",
             # Give back this attempt's reservation (not the earlier failures: a guesser holding one
             # valid account must not reset their own throttle by signing in).
             conn.execute(
-                "UPDATE adj_throttle SET failures = max(failures - 1, 0), next_allowed = ? WHERE address = ?",
+                "UPDATE adj_throttle SET failures = CASE WHEN failures > 0 THEN failures - 1 ELSE 0 END, next_allowed = ? WHERE address = ?",
                 (clock() + delay_after(failures - 1), address),
             )
             if row["disabled"]:
