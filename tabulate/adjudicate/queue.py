@@ -335,7 +335,7 @@ def count_queue(
     """How many queued ballots `list_queue` would list without a limit (for "100 of 201")."""
     states = tuple(states)
     where, args = flt.sql()
-    sql = f"SELECT COUNT(*) FROM ({_LIST_SQL} WHERE b.state IN ({','.join('?' * len(states))}) AND {where})"
+    sql = f"SELECT COUNT(*) FROM ({_LIST_SQL} WHERE b.state IN ({','.join('?' * len(states))}) AND {where}) AS listed"
     return int(conn.execute(sql, [*states, *args]).fetchone()[0])
 
 

@@ -72,7 +72,8 @@ _REFUSAL = "the hand-to-eye audit records are append-only"
 #: PostgreSQL's form of the same refusal: one trigger function, a trigger per table (made once).
 _PG_APPEND_ONLY = (
     "CREATE OR REPLACE FUNCTION he_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ "
-    f"BEGIN RAISE EXCEPTION '{_REFUSAL}'; END $$;"
+    # an integrity error, as SQLite's RAISE(ABORT) is: callers catch one kind on both backends
+    f"BEGIN RAISE EXCEPTION '{_REFUSAL}' USING ERRCODE = 'integrity_constraint_violation'; END $$;"
     + "".join(
         f"CREATE OR REPLACE TRIGGER {t}_no_change BEFORE UPDATE OR DELETE ON {t} "
         "FOR EACH ROW EXECUTE FUNCTION he_append_only();"
