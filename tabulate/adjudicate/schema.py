@@ -178,7 +178,7 @@ def _rollback(conn: Connection) -> None:
 def _v1(conn: Connection) -> None:
     """The tables, as first shipped (with every role of `ROLES`)."""
     if sqldb.is_postgres(conn):
-        conn.raw.execute(sqldb.NOCASE_COLLATION)
+        sqldb.run_script(conn, sqldb.NOCASE_COLLATION)
     sqldb.run_script(conn, _TABLES)
     if sqldb.is_postgres(conn):
         # The reasons are read in the order they were written (SQLite's rowid).

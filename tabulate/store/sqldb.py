@@ -24,10 +24,15 @@ IntegrityError = sqlite3.IntegrityError
 class Connection(Protocol):
     """What both backends' connections answer (sqlite3's names)."""
 
+    #: sqlite3's; the PostgreSQL connection accepts and ignores it (its rows are read by name already).
+    row_factory: Any
+
     @property
     def in_transaction(self) -> bool: ...
 
     def execute(self, sql: str, params: Sequence[Any] = ..., /) -> Any: ...
+
+    def executemany(self, sql: str, rows: Any, /) -> Any: ...
 
     def close(self) -> None: ...
 

@@ -131,7 +131,7 @@ def migrate(conn: Connection) -> None:
     with transaction(conn):
         sqldb.run_script(conn, _TABLES)
         if sqldb.is_postgres(conn):
-            conn.raw.execute(_PG_APPEND_ONLY)
+            sqldb.run_script(conn, _PG_APPEND_ONLY)
             return
         for t in _APPEND_ONLY:
             for op in ("UPDATE", "DELETE"):
