@@ -125,6 +125,13 @@ def test_users_the_log_verify_explain_and_the_reports_take_a_postgresql_url(env,
     assert "counted as people decided" in capsys.readouterr().out
     assert main(["results", "--db", env.db, "--out", str(tmp_path / "r.csv")]) == 0
     assert main(["status", "--db", env.db]) == 0
+    assert main(["unofficial", "--db", env.db]) == 0
+    assert main(["recanvass", "--db", env.db]) == 0  # against the snapshot just kept: no differences
+    import uvicorn
+
+    served = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))
+    assert main(["review", "serve", "--db", env.db]) == 0 and len(served) == 1
 
 
 @PG
