@@ -26,7 +26,12 @@ def register(subparsers) -> None:
         description="Serve the review web app over a store. Reviewers sign in with accounts "
         "made by `tabulate users add`; see docs/adjudication.md.",
     )
-    serve.add_argument("--db", required=True, metavar="FILE", help="the store (a SQLite file written by tabulate scan)")
+    serve.add_argument(
+        "--db",
+        required=True,
+        metavar="FILE",
+        help="the store written by tabulate scan (a SQLite file or postgresql://user@host/dbname)",
+    )
     serve.add_argument(
         "--host",
         default=LOOPBACK,
