@@ -53,11 +53,25 @@ def _init(family: str, folder: str) -> None:
     _STATE.update(family=family, election=family_election(family), reader=TemplateReader(folder))
 
 
+def page_to_image(image_truth: dict, turns: int, shape: tuple[int, int]) -> np.ndarray:
+    """The simulator's page-inches-to-image-pixels transform (2x3), after the feed's quarter turns
+    (``np.rot90(image, turns)``; ``shape`` is the turned image's)."""
+    m = np.array(image_truth["transform"]["page_to_image"], dtype=float)
+    rows, cols = shape
+    if turns % 4 == 1:  # rot90 once: (col, row) -> (row, cols_before - col); cols_before = rows now
+        m = np.array([m[1], -m[0]]) + np.array([[0, 0, 0], [0, 0, rows]])
+    elif turns % 4 == 3:  # (col, row) -> (rows_before - row, col); rows_before = cols now
+        m = np.array([-m[1], m[0]]) + np.array([[0, 0, cols], [0, 0, 0]])
+    elif turns % 4 == 2:
+        m = -m + np.array([[0, 0, cols], [0, 0, rows]])
+    return m
+
+
 def _seen(img, image_truth, target, bitonal: bool, turns: int) -> bool:
     """Whether ink is left inside a target of a bitonal page (by the simulator's own transform)."""
-    if not bitonal or turns:
+    if not bitonal:
         return True
-    m = np.array(image_truth["transform"]["page_to_image"])
+    m = page_to_image(image_truth, turns, img.shape)
     (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
     u, v = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
     inside = u**2 + v**2 <= 1.0
@@ -80,7 +94,7 @@ def read_one(args: tuple) -> dict:
     tt = {(t["contest"], t["option"]): t for t in truth["targets"]}
     layout = ballot(e, truth["style"], family)
     where = {(t.contest_id, t.option_id): t for p in layout.pages for t in p.targets}
-    targets = []
+    targets, ids = [], []
     for i, p in enumerate(pages):
         it = truth["images"][i]
         for t in p.targets:
@@ -90,6 +104,7 @@ def read_one(args: tuple) -> dict:
                 images[i], it, where[(t.contest_id, t.option_id)], it["bitonal"], truth["vendor"]["quarter_turns"]
             )
             targets.append((kind, it["bitonal"], truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen))
+            ids.append((t.contest_id, t.option_id, tuple(round(v, 3) for v in t.features), t.hand_clauses))
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
     scratched = truth["vendor"]["code_scratched"]
     ident = [
@@ -102,6 +117,7 @@ def read_one(args: tuple) -> dict:
         "reason": sheet.reason_code,
         "detail": sheet.reason,
         "targets": targets,
+        "ids": ids,  # per target: contest, option, features, hand clauses (for benchmarks/templates_triage.py)
         "needs_review": truth["needs_review"],
         "flagged": flagged,
         "profile": profile,

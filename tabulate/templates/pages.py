@@ -21,6 +21,7 @@ from ..detect.template import PRINT_MARGIN_IN, PageTemplate, build_points
 from ..kernels import TargetPoints
 from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, anchors, prepare
 from .model import TemplatePage, TemplateSet
+from .spread import edge_bands
 
 #: Interior points nearer than this (inches) to the blank's print are not scored.
 INTERIOR_PRINT_MARGIN_IN = 0.006
@@ -36,6 +37,8 @@ class PreparedPage:
     anchors: tuple[Anchor, ...]
     core_ink: np.ndarray  # (N, 2) page inches well inside printed ink
     match: np.ndarray  # the blank at MATCH_DPI, ink bright, for telling similar pages apart
+    band_xy: np.ndarray  # (M, 2) page inches around print away from targets (`spread.edge_bands`)
+    band: np.ndarray  # (M,) their distance band, blank pixels
 
 
 def _ink(blank: np.ndarray) -> np.ndarray:
@@ -61,7 +64,8 @@ def prepare_page(folder: Path, page: TemplatePage) -> PreparedPage:
     pick = np.linspace(0, len(rows) - 1, min(400, len(rows))).astype(int) if len(rows) else np.zeros(0, int)
     core = np.column_stack([(cols[pick] + 0.5) / page.dpi, (rows[pick] + 0.5) / page.dpi])
     match = prepare(blank, page.dpi, MATCH_DPI, 0.0)
-    return PreparedPage(page, blank, small, anc, core, match)
+    band_xy, band = edge_bands(ink > 0, page.dpi, avoid)
+    return PreparedPage(page, blank, small, anc, core, match, band_xy, band)
 
 
 _CACHE: dict[tuple, object] = {}

@@ -29,7 +29,7 @@ from ..detect.reading import PageReading
 from ..detect.register import Registration, image_dpi
 from ..detect.score import score_page
 from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
-from ..detect.streaks import streak_columns
+from ..detect.streaks import repair, streak_columns
 from ..detect.template import dpi_class
 from ..election.model import Election, Thresholds
 from .align import (
@@ -50,7 +50,8 @@ from .align import (
 )
 from .codes import read_code, read_qr_near
 from .model import TemplatePage, TemplateSet, load_set
-from .pages import prepared, scoring_template
+from .pages import PreparedPage, prepared, scoring_template
+from .spread import measure_spread
 
 #: Matching: the winner's ECC correlation must reach MIN_MATCH and beat the runner-up by MATCH_MARGIN.
 MIN_MATCH = 0.5
@@ -123,7 +124,7 @@ class TemplateReader:
                 precinct_id=tp.precinct_id,
                 page=tp.page,
             )
-            streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
+            image, streaks = _streaks(image, reg)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
             targets, flags = score_page(
                 election, image, reg, tp.style_id, tp.page, settings, streaks, tpl=tpl, thresholds=self.thresholds
@@ -257,7 +258,7 @@ class TemplateReader:
                 f"the page does not fit template {tp.key} (RMS residual "
                 f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)",
             )
-        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp).core_ink, n, paper)
+        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp), n, paper)
 
     def _register(
         self, image: np.ndarray, fine: np.ndarray, small_shape, dpi: float, tp: TemplatePage, c: Coarse, paper: float
@@ -277,7 +278,25 @@ class TemplateReader:
                     else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"
                 ),
             )
-        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, n, paper)
+        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp), n, paper)
+
+
+def _streaks(image: np.ndarray, reg: Registration) -> tuple[np.ndarray, np.ndarray]:
+    """The image to score and its streak columns (`tabulate.detect.streaks`).
+
+    A streak runs along the scanner's feed. A page turned a quarter (its image
+    rotated after the scan) has its streaks along image *rows*, which the
+    kernel cannot skip: they are found in the image's left and right margins
+    and painted over from the nearest clean row, in a copy, so a streak across
+    every name is not read as a mark beside each of them (31 KAR 6:030
+    Section 3(1)(e)).
+    """
+    if reg.rotation not in (90, 270):
+        return image, streak_columns(image, reg.dpi, reg.paper, reg.ink)
+    rows = streak_columns(np.ascontiguousarray(image.T), reg.dpi, reg.paper, reg.ink)
+    if rows.any():
+        image = repair(image.T, rows).T
+    return image, np.zeros(image.shape[1], np.bool_)
 
 
 def _registration(
@@ -286,10 +305,13 @@ def _registration(
     dpi: float,
     rms_in: float,
     k: int,
-    core_ink: np.ndarray,
+    prep: PreparedPage,
     anchors_n: int,
     paper: float | None = None,
 ) -> Registration:
+    """The page's `Registration`: scale and skew checked, paper and ink levels, and how far its print
+    spreads past the blank's (`tabulate.templates.spread`)."""
+    core_ink = prep.core_ink
     sx = math.hypot(affine[0, 0], affine[1, 0])
     sy = math.hypot(affine[0, 1], affine[1, 1])
     scale = (sx / dpi, sy / dpi)
@@ -315,13 +337,14 @@ def _registration(
         ink = level(np.ascontiguousarray(image[::step, ::step]), 0.01)
     if not paper - ink > 30:
         ink = max(0.0, paper - 120.0)  # print hardly seen: fall back to a nominal contrast
-    return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, 0.5, ())
+    spread = measure_spread(image, affine, prep.band_xy, prep.band, prep.page.dpi, paper, ink)
+    return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, spread, ())
 
 
 def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank: np.ndarray) -> list[float]:
     """Every target's fill score on the page's own blank (its printed outline must score as paper)."""
     affine = np.array([[tp.dpi, 0.0, 0.0], [0.0, tp.dpi, 0.0]])
-    reg = _registration(blank, affine, tp.dpi, 0.0, 0, prepared(tset, tp).core_ink, 0)
+    reg = _registration(blank, affine, tp.dpi, 0.0, 0, prepared(tset, tp), 0)
     tpl = scoring_template(tset, tp, dpi_class(tp.dpi))
     targets, _flags = score_page(
         election,
