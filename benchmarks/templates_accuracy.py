@@ -127,6 +127,28 @@ def read_one(args: tuple) -> dict:
     }
 
 
+def report(results: list[dict], sheets: int, workers: int, wall: float) -> None:
+    """Print the accuracy table, the identification line and the read time of ``results``."""
+    acc, ids, secs = Accuracy(), [], []
+    for r in sorted(results, key=lambda r: r["k"]):
+        acc.add(r)
+        ids.extend(r["ident"])
+        secs.append(r["seconds"])
+    print(acc.table())
+    scratched = [i for i in ids if i[0]]
+    print(
+        f"pages identified (right style and page) {sum(i[1] for i in ids)}/{len(ids)}; "
+        f"code scratched out: {sum(i[1] for i in scratched)}/{len(scratched)} identified by matching"
+    )
+    for s, ok, reason in ids:
+        if not ok:
+            print(f"  not identified: scratched={s} {reason}")
+    print(
+        f"read time per sheet (after decoding, both pages): median {1e3 * float(np.median(secs)):.0f} ms; "
+        f"wall {wall:.0f} s for {sheets} sheets with {workers} workers"
+    )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--family", choices=("boxes", "timing", "arrows"), required=True)
@@ -143,7 +165,6 @@ def main(argv=None) -> int:
             f"imported {len(tset.pages)} pages in {time.perf_counter() - t0:.1f} s; blank level "
             f"{tset.blank_level:.3f}; thresholds {tset.marginal:.3f} / {tset.definite:.3f}"
         )
-        acc, ids, secs = Accuracy(), [], []
         jobs = [(k, args.seed) for k in range(args.sheets)]
         t0 = time.perf_counter()
         if args.workers > 1:
@@ -153,23 +174,7 @@ def main(argv=None) -> int:
             _init(args.family, str(Path(tmp) / "set"))
             results = [read_one(j) for j in jobs]
         wall = time.perf_counter() - t0
-    for r in sorted(results, key=lambda r: r["k"]):
-        acc.add(r)
-        ids.extend(r["ident"])
-        secs.append(r["seconds"])
-    print(acc.table())
-    scratched = [i for i in ids if i[0]]
-    print(
-        f"pages identified (right style and page) {sum(i[1] for i in ids)}/{len(ids)}; "
-        f"code scratched out: {sum(i[1] for i in scratched)}/{len(scratched)} identified by matching"
-    )
-    for s, ok, reason in ids:
-        if not ok:
-            print(f"  not identified: scratched={s} {reason}")
-    print(
-        f"read time per sheet (after decoding, both pages): median {1e3 * float(np.median(secs)):.0f} ms; "
-        f"wall {wall:.0f} s for {args.sheets} sheets with {args.workers} workers"
-    )
+    report(results, args.sheets, args.workers, wall)
     return 0
 
 

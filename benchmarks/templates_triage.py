@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from collections import Counter
 from multiprocessing import Pool
 from pathlib import Path
@@ -112,8 +113,12 @@ def main(argv=None) -> int:
         tset = import_templates(election, blanks, Path(tmp) / "set")
         print(f"blank level {tset.blank_level:.3f}; thresholds {tset.marginal:.3f} / {tset.definite:.3f}")
         jobs = [(k, args.seed) for k in range(args.start, args.start + args.sheets)]
+        t0 = time.perf_counter()
         with Pool(args.workers, initializer=ta._init, initargs=(args.family, str(Path(tmp) / "set"))) as pool:
             results = sorted(pool.imap_unordered(ta.read_one, jobs, chunksize=4), key=lambda r: r["k"])
+        wall = time.perf_counter() - t0
+    ta.report(results, args.sheets, args.workers, wall)
+    print()
     count: Counter = Counter()
     blank = []
     for r in results:
