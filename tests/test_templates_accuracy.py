@@ -1,0 +1,90 @@
+"""Template-set accuracy fixes (issue #11): what a scan adds to the blank's print is not a voter's mark.
+
+31 KAR 6:030 Section 3(1)(e) counts "an 'X', a check mark ... or any other
+mark indicating the intent of the voter next to the candidate's name or
+question choice". The reader looks for such marks in each option's
+designated marking area, leaving out the points near the blank's print. These
+tests pin down the three things found by ``benchmarks/templates_triage.py``
+that made clean ballots go to a person: fattened print read as ink beside a
+name, a scanner streak along the rows of a quarter-turned image, and a
+marking area reaching across the page to specks by the timing marks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabulate.detect.register import Registration
+from tabulate.templates.importer import ROW_MARGIN_IN, _row_end
+from tabulate.templates.read import _streaks
+from tabulate.templates.spread import MIN_SPREAD_PX, edge_bands, measure_spread
+
+DPI = 200
+
+
+def _printed_page() -> np.ndarray:
+    """A blank at 200 DPI (3 x 2 in): a heading bar, a rule, letters as blocks."""
+    img = np.full((400, 600), 255, np.uint8)
+    img[40:60, 50:550] = 0  # heading
+    img[120:123, 20:580] = 0  # a rule
+    for x in range(60, 520, 40):
+        img[200:230, x : x + 12] = 0  # letters
+        img[300:330, x + 5 : x + 20] = 0
+    return img
+
+
+def _fattened(img: np.ndarray, px: int) -> np.ndarray:
+    """Every dark pixel grown by ``px`` pixels: what a rough bitonal scan does to thin print."""
+    import cv2
+
+    return cv2.erode(img, np.ones((2 * px + 1, 2 * px + 1), np.uint8))
+
+
+def _spread(scan: np.ndarray, blank: np.ndarray) -> float:
+    xy, band = edge_bands(blank < 128, DPI, [])
+    affine = np.array([[DPI, 0.0, 0.0], [0.0, DPI, 0.0]])
+    return measure_spread(scan, affine, xy, band, DPI, 255.0, 0.0)
+
+
+def test_print_spread_is_measured_against_the_blank():
+    blank = _printed_page()
+    assert _spread(blank, blank) == MIN_SPREAD_PX  # the blank itself: nothing grew
+    assert 1.7 <= _spread(_fattened(blank, 2), blank) <= 2.3
+    assert 2.7 <= _spread(_fattened(blank, 3), blank) <= 3.3
+
+
+def test_a_scribble_over_some_print_does_not_move_the_spread():
+    blank = _printed_page()
+    scan = _fattened(blank, 1)
+    scan[190:240, 60:200] = 0  # a voter's scribble over a few letters
+    assert 0.7 <= _spread(scan, blank) <= 1.3
+
+
+def test_marking_area_ends_past_the_names_row_not_at_the_timing_marks():
+    """Section 3(1)(e): "next to the candidate's name"; a speck by the far margin is not next to it."""
+    ink = np.zeros((400, 1700), np.uint8)
+    ink[100:130, 220:420] = 255  # the name, 1.1 in to 2.1 in
+    ink[100:130, 500:560] = 255  # the party, to 2.8 in
+    ink[100:130, 1620:1660] = 255  # a timing mark at the page edge
+    end = _row_end(ink, DPI, 1.1, 8.2, 0.45, 0.7)
+    assert abs(end - (2.8 + ROW_MARGIN_IN)) < 0.01
+    assert _row_end(np.zeros_like(ink), DPI, 1.1, 8.2, 0.45, 0.7) == 1.1 + 1.5  # no print: the minimum width
+    assert _row_end(ink, DPI, 1.1, 2.0, 0.45, 0.7) == 2.0  # never past the contest's area
+
+
+def _reg(rotation: int) -> Registration:
+    affine = np.array([[DPI, 0.0, 0.0], [0.0, DPI, 0.0]])
+    return Registration(affine, rotation, 0.0, (1.0, 1.0), DPI, 0.0, 255.0, 0.0, 0.5, ())
+
+
+def test_streak_along_the_rows_of_a_quarter_turned_page_is_painted_over():
+    img = np.full((500, 700), 255, np.uint8)
+    img[250:252, :] = 0  # dust on the glass: a line along the feed, a row once the image is turned
+    img[100:140, 300:340] = 0  # a voter's fill: stays
+    out, cols = _streaks(img, _reg(90))
+    assert not cols.any()
+    assert (out[250:252] == 255).all()
+    assert (out[100:140, 300:340] == 0).all()
+    assert (img[250:252] == 0).all()  # the caller's image is not changed
+    upright, cols = _streaks(img, _reg(0))
+    assert upright is img and not cols.any()  # upright: a row is not a streak (streaks are columns)
