@@ -20,6 +20,7 @@ to look at.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -98,15 +99,8 @@ def crop(family: str, k: int, seed: int, which: tuple[str, str, str], folder: Pa
         cv2.imwrite(str(folder / f"s{k}-{contest}-{option}-{kind}.png"), cut)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--family", choices=("boxes", "timing", "arrows"), required=True)
-    ap.add_argument("--sheets", type=int, default=200)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--crops", type=Path, default=None)
-    args = ap.parse_args(argv)
+def run(args) -> list[dict]:
+    """Import the family's blanks and read sheets start..start+sheets; prints the accuracy table."""
     election = ta.family_election(args.family)
     with tempfile.TemporaryDirectory() as tmp:
         blanks = write_blanks(election, args.family, Path(tmp) / "blanks")
@@ -118,6 +112,27 @@ def main(argv=None) -> int:
             results = sorted(pool.imap_unordered(ta.read_one, jobs, chunksize=4), key=lambda r: r["k"])
         wall = time.perf_counter() - t0
     ta.report(results, args.sheets, args.workers, wall)
+    return results
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--family", choices=("boxes", "timing", "arrows"), required=True)
+    ap.add_argument("--sheets", type=int, default=200)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--crops", type=Path, default=None)
+    ap.add_argument("--save", type=Path, default=None, help="write the per-sheet results (JSON) here")
+    ap.add_argument("--load", type=Path, nargs="*", default=(), help="report saved results instead of reading")
+    args = ap.parse_args(argv)
+    if args.load:
+        results = sorted((r for f in args.load for r in json.loads(f.read_text())), key=lambda r: r["k"])
+        ta.report(results, len(results), args.workers, float("nan"))
+    else:
+        results = run(args)
+    if args.save is not None:
+        args.save.write_text(json.dumps(results))
     print()
     count: Counter = Counter()
     blank = []

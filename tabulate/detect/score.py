@@ -70,6 +70,7 @@ def score_page(
     *,
     tpl: PageTemplate | None = None,
     thresholds: Thresholds | None = None,
+    features: np.ndarray | None = None,
 ) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
     """Every target's reading and the page's flags.
 
@@ -77,8 +78,12 @@ def score_page(
     ``settings.min_match``: a bitonal scan thresholded too light washes thin
     lines out) is flagged ``outlines_faint``; its marks are still read at the
     registered positions, where the local search has nothing to move to.
+    ``features`` (given with ``tpl``): the page's features when the caller has measured them already.
     """
-    tpl, feats = page_features(election, image, reg, style_id, page, settings, streaks, tpl)
+    if features is None or tpl is None:
+        tpl, feats = page_features(election, image, reg, style_id, page, settings, streaks, tpl)
+    else:  # measured already by the caller (a template set's reader looks at them first)
+        feats = features
     targets = tpl.targets
     faint = len(targets) > 0 and float(np.median(feats[:, F["match"]])) < settings.min_match
     th = thresholds or election.thresholds

@@ -141,6 +141,9 @@ ROW_MARGIN_IN = 0.5
 MIN_ROW_IN = 1.5
 #: A gap this wide with no print ends a row's text (what lies beyond is another column, or timing marks).
 ROW_GAP_IN = 0.6
+#: The marking area stops this far inside its contest's area: clear of a thick box rule, which a
+#: scan registered to within the allowed residual may put a few pixels off.
+AREA_EDGE_IN = 0.1
 
 
 def _row_end(ink: np.ndarray, dpi: float, x0: float, x1: float, top: float, bottom: float) -> float:
@@ -171,7 +174,7 @@ def _areas(ink: np.ndarray, dpi: float, group: FoundGroup, i: int, write_in: boo
     top = (ts[i - 1].bounds.center[1] + cy) / 2 if i else t.bounds.y - 0.08
     bottom = (ts[i + 1].bounds.center[1] + cy) / 2 if i + 1 < len(ts) else min(group.area.bottom, cy + 0.45)
     x0 = t.bounds.right + t.head_in + 0.03
-    x1 = _row_end(ink, dpi, x0, group.area.right - 0.05, top, bottom)
+    x1 = _row_end(ink, dpi, x0, group.area.right - AREA_EDGE_IN, top, bottom)
     marking = Rect(x0, top + 0.01, max(0.1, x1 - x0), max(0.1, bottom - top - 0.02))
     if not write_in:
         return marking, None

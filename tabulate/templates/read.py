@@ -27,7 +27,7 @@ import numpy as np
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
 from ..detect.register import Registration, image_dpi
-from ..detect.score import score_page
+from ..detect.score import page_features, score_page
 from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
 from ..detect.streaks import repair, streak_columns
 from ..detect.template import dpi_class
@@ -50,6 +50,7 @@ from .align import (
 )
 from .codes import read_code, read_qr_near
 from .model import TemplatePage, TemplateSet, load_set
+from .noise import page_settings
 from .pages import PreparedPage, prepared, scoring_template
 from .spread import measure_spread
 
@@ -126,8 +127,18 @@ class TemplateReader:
             )
             image, streaks = _streaks(image, reg)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
+            _tpl, feats = page_features(election, image, reg, tp.style_id, tp.page, settings, streaks, tpl)
             targets, flags = score_page(
-                election, image, reg, tp.style_id, tp.page, settings, streaks, tpl=tpl, thresholds=self.thresholds
+                election,
+                image,
+                reg,
+                tp.style_id,
+                tp.page,
+                page_settings(feats, self.thresholds, settings),
+                streaks,
+                tpl=tpl,
+                thresholds=self.thresholds,
+                features=feats,
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
             return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
@@ -337,7 +348,10 @@ def _registration(
         ink = level(np.ascontiguousarray(image[::step, ::step]), 0.01)
     if not paper - ink > 30:
         ink = max(0.0, paper - 120.0)  # print hardly seen: fall back to a nominal contrast
+    # Print reaches past the blank's by the scan's own spread, and may sit up to the fit's residual
+    # off where the fit puts it: both are kept clear of in the marking and write-in areas.
     spread = measure_spread(image, affine, prep.band_xy, prep.band, prep.page.dpi, paper, ink)
+    spread += rms_in * dpi * (scale[0] + scale[1]) / 2
     return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, spread, ())
 
 
