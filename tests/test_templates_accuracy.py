@@ -88,3 +88,49 @@ def test_streak_along_the_rows_of_a_quarter_turned_page_is_painted_over():
     assert (img[250:252] == 0).all()  # the caller's image is not changed
     upright, cols = _streaks(img, _reg(0))
     assert upright is img and not cols.any()  # upright: a row is not a streak (streaks are columns)
+
+
+def test_registration_fit_ignores_anchors_found_on_the_wrong_stretch_of_a_rule():
+    from tabulate.templates.align import fit_affine, trimmed_fit
+
+    rng = np.random.default_rng(11)
+    true = np.array([[294.5, 3.7, 62.8], [-3.7, 294.5, 131.9]])
+    page = rng.uniform([0.5, 0.5], [8.0, 10.5], size=(16, 2))
+    image = page @ true[:, :2].T + true[:, 2] + rng.normal(0, 0.4, size=(16, 2))
+    image[[3, 7, 11]] += [68.0, 0.0]  # three anchors slid along a rule, 0.23 in off
+    fit, res = trimmed_fit(page, image, 1.8)
+    assert np.abs(fit - true).max() < 0.5 and len(res) == 13 and res.max() < 2.0
+    plain, _ = fit_affine(page, image)
+    assert np.abs(plain - true).max() > 2.0  # what the plain least-squares fit made of it
+
+
+def _features(erasure: list[float], score: float = 0.01) -> np.ndarray:
+    from tabulate.kernels.points import FEATURES, F
+
+    f = np.zeros((len(erasure), len(FEATURES)))
+    f[:, F["score"]] = score
+    f[:, F["erasure"]] = erasure
+    return f
+
+
+def test_erasure_bar_follows_the_pages_own_blank_targets():
+    """Section 3(3)(a) erasures still go to a person; a rough scan's grain alone does not."""
+    from tabulate.detect.classify import scan_class
+    from tabulate.detect.settings import DEFAULT_SETTINGS
+    from tabulate.election.model import Thresholds
+    from tabulate.templates.noise import page_settings
+
+    th = Thresholds(0.035, 0.18)
+    rng = np.random.default_rng(3)
+    grain = list(np.clip(rng.normal(0.08, 0.01, 40), 0, 1))  # rough grey scan: blank interiors 8 % light residue
+    rough = page_settings(_features(grain), th, DEFAULT_SETTINGS)
+    assert rough.erased > max(grain) > DEFAULT_SETTINGS.erased
+    blank = _features([max(grain)])[0]
+    assert scan_class(blank, th, DEFAULT_SETTINGS) == "marginal"  # the fixed bar: sent for nothing
+    assert scan_class(blank, th, rough) == "unmarked"
+    erased = _features([0.4])[0]
+    assert scan_class(erased, th, rough) == "marginal"
+    clean = page_settings(_features([0.0] * 40), th, DEFAULT_SETTINGS)
+    assert clean is DEFAULT_SETTINGS  # a clean scan: the fixed setting stands
+    few = page_settings(_features(grain[:4]), th, DEFAULT_SETTINGS)
+    assert few is DEFAULT_SETTINGS  # too few blank targets to tell grain from marks
