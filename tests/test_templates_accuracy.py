@@ -134,3 +134,24 @@ def test_erasure_bar_follows_the_pages_own_blank_targets():
     assert clean is DEFAULT_SETTINGS  # a clean scan: the fixed setting stands
     few = page_settings(_features(grain[:4]), th, DEFAULT_SETTINGS)
     assert few is DEFAULT_SETTINGS  # too few blank targets to tell grain from marks
+
+
+def test_page_told_from_a_close_template_by_what_differs_under_a_rough_scan():
+    """Two styles' blanks differ in one name: a grainy, blurred page of the first must still be told
+    apart by matching (its code scratched out), and a page showing neither name must not."""
+    import cv2
+
+    from tabulate.templates.read import _differs_toward
+
+    rng = np.random.default_rng(8)
+    a = np.zeros((120, 100), np.float32)
+    a[20:24, 10:90] = 255  # shared print: a rule
+    b = a.copy()
+    a[50:56, 20:40] = 255  # style A's name
+    b[50:56, 55:80] = 255  # style B's name in its place
+    page = cv2.GaussianBlur(a * 0.7 + 25, (0, 0), 1.2) + rng.normal(0, 18, a.shape).astype(np.float32)
+    assert _differs_toward(page, a, b) > 0.3
+    assert _differs_toward(page, b, a) < -0.3
+    neither = cv2.GaussianBlur(np.where(a == b, a, 0) * 0.7 + 25, (0, 0), 1.2) + rng.normal(0, 18, a.shape)
+    assert abs(_differs_toward(neither.astype(np.float32), a, b)) < 0.3
+    assert _differs_toward(page, a, a) == 0.0  # identical blanks: nothing tells them apart

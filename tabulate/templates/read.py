@@ -59,6 +59,8 @@ MIN_MATCH = 0.5
 MATCH_MARGIN = 0.05
 #: Where two close templates' blanks differ, the page must be nearer the winner on this share of pixels.
 MIN_CLOSER = 0.65
+#: Or, on those pixels, the page's correlation with the winner must beat the runner-up's by this much.
+MIN_DIFF_CORRELATION = 0.3
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
 FIT_TRIES = 3
@@ -228,7 +230,7 @@ class TemplateReader:
             if named is not None:
                 return named, self._refit(image, fine, dpi, named, reg, c.k, paper)
         # By matching: the page in its own frame against every blank; the winner must be clear.
-        frame = page_frame(image, reg.affine, w_in, h_in)
+        frame = _as_blank(page_frame(image, reg.affine, w_in, h_in), reg)
         scores = sorted(
             (
                 (ncc(frame, prepared(self.tset, p).match), p)
@@ -248,8 +250,9 @@ class TemplateReader:
             if best - rho >= MATCH_MARGIN:
                 break
             # Close overall: compare only where the two blanks differ (a contest, a name).
-            share = closer_share(frame, prepared(self.tset, win).match, prepared(self.tset, other).match)
-            if share < MIN_CLOSER:
+            a, b = prepared(self.tset, win).match, prepared(self.tset, other).match
+            share = closer_share(frame, a, b)
+            if share < MIN_CLOSER and _differs_toward(frame, a, b) < MIN_DIFF_CORRELATION:
                 raise ReadError(
                     "template_ambiguous",
                     f"the page matches {win.key} and {other.key} about equally "
@@ -290,6 +293,31 @@ class TemplateReader:
                 ),
             )
         return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp), n, paper)
+
+
+def _differs_toward(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: float = 80.0) -> float:
+    """On the pixels where blanks ``a`` and ``b`` differ (a contest, a name), the page's correlation with
+    ``a`` less its correlation with ``b`` (-2..2; 0 when they nowhere differ).
+
+    Pixel by pixel "nearer" (`closer_share`) is diluted by a rough scan's blur and grain at the edges of
+    thin text; the correlation over the same pixels follows the whole shape of what differs.
+    """
+    where = np.abs(a - b) >= min_diff
+    if np.count_nonzero(where) < 10:
+        return 0.0
+    return ncc(frame[where], a[where]) - ncc(frame[where], b[where])
+
+
+def _as_blank(frame: np.ndarray, reg: Registration) -> np.ndarray:
+    """The page's frame (ink bright) put on the blanks' levels: its paper at 0, its print at 255.
+
+    A rough scan's grey paper and faint print would otherwise be "nearer" the blank whose print is
+    absent (or present) everywhere the two templates differ, whatever the page shows (`closer_share`).
+    """
+    paper, ink = 255.0 - reg.paper, 255.0 - reg.ink
+    if ink - paper < 30:
+        return frame
+    return np.clip((frame - paper) * (255.0 / (ink - paper)), 0.0, 255.0).astype(np.float32)
 
 
 def _streaks(image: np.ndarray, reg: Registration) -> tuple[np.ndarray, np.ndarray]:
