@@ -19,7 +19,7 @@ import numpy as np
 
 from ..detect.template import PRINT_MARGIN_IN, PageTemplate, build_points
 from ..kernels import TargetPoints
-from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, anchors, prepare
+from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, anchors, prepare, print_angle, unit
 from .model import TemplatePage, TemplateSet
 from .spread import edge_bands
 
@@ -37,6 +37,8 @@ class PreparedPage:
     anchors: tuple[Anchor, ...]
     core_ink: np.ndarray  # (N, 2) page inches well inside printed ink
     match: np.ndarray  # the blank at MATCH_DPI, ink bright, for telling similar pages apart
+    match_unit: np.ndarray  # ``match`` flattened, centred and of unit length: a correlation is one dot product
+    angle: float  # the skew of the blank's own print (`print_angle`), degrees
     band_xy: np.ndarray  # (M, 2) page inches around print away from targets (`spread.edge_bands`)
     band: np.ndarray  # (M,) their distance band, blank pixels
 
@@ -65,7 +67,7 @@ def prepare_page(folder: Path, page: TemplatePage) -> PreparedPage:
     core = np.column_stack([(cols[pick] + 0.5) / page.dpi, (rows[pick] + 0.5) / page.dpi])
     match = prepare(blank, page.dpi, MATCH_DPI, 0.0)
     band_xy, band = edge_bands(ink > 0, page.dpi, avoid)
-    return PreparedPage(page, blank, small, anc, core, match, band_xy, band)
+    return PreparedPage(page, blank, small, anc, core, match, unit(match), print_angle(match), band_xy, band)
 
 
 _CACHE: dict[tuple, object] = {}
