@@ -9,7 +9,7 @@ import numpy as np
 from ..election.model import Election, Thresholds
 from ..kernels import F, score_targets
 from ..kernels.points import offsets_by_distance
-from .classify import hand_classes, page_floor, scan_class
+from .classify import arrow_floor, hand_classes, page_floor, scan_class
 from .reading import TargetReading
 from .register import Registration
 from .settings import ReadSettings
@@ -84,7 +84,7 @@ def score_page(
     th = thresholds or election.thresholds
     rows = feats.tolist()  # plain floats: indexing a numpy row per feature costs more than the kernel
     hands = hand_classes(rows, [t.contest_id for t in targets], [t.kind for t in targets], th, settings)
-    floor = page_floor(rows, th, settings)
+    floors = _floors(rows, [t.shape for t in targets], th, settings)
     readings = []
     for t, f, (hand, clauses) in zip(targets, rows, hands):
         readings.append(
@@ -94,12 +94,21 @@ def score_page(
                 t.kind,
                 f[0],
                 tuple(f),
-                scan_class(f, th, settings, t.shape, floor),
+                scan_class(f, th, settings, t.shape, floors[t.shape]),
                 hand,
                 clauses,
             )
         )
     return tuple(readings), _flags(readings, settings) + (("outlines_faint",) if faint else ())
+
+
+def _floors(rows: list, shapes: list[str], th: Thresholds, settings: ReadSettings) -> dict[str, float]:
+    """Each target shape's blank level on the page: an arrow's score (columns joined) is not an oval's darkness."""
+    out = {}
+    for shape in set(shapes):
+        mine = [f for f, s in zip(rows, shapes) if s == shape]
+        out[shape] = arrow_floor(mine, th, settings) if shape == "arrow" else page_floor(mine, th, settings)
+    return out
 
 
 def _flags(readings: list[TargetReading], settings: ReadSettings) -> tuple[str, ...]:

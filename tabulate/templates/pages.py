@@ -18,8 +18,11 @@ import cv2
 import numpy as np
 
 from ..detect.template import PRINT_MARGIN_IN, PageTemplate, build_points
+from ..election.geometry import Rect
+from ..election.layout import TargetLayout
 from ..kernels import TargetPoints
 from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, anchors, prepare
+from .find import ARROW_GAP_INSET_IN
 from .model import TemplatePage, TemplateSet
 
 #: Interior points nearer than this (inches) to the blank's print are not scored.
@@ -97,6 +100,35 @@ def _drop_printed_interior(pts: TargetPoints, ink: np.ndarray, dpi: int) -> Targ
     )
 
 
+def _printed_gap(t: TargetLayout) -> TargetLayout:
+    """An arrow target with its gap as printed: the layout keeps it `ARROW_GAP_INSET_IN` short at each end."""
+    b = t.bounds
+    return replace(t, bounds=Rect(b.x - ARROW_GAP_INSET_IN, b.y, b.w + 2 * ARROW_GAP_INSET_IN, b.h))
+
+
+def _points(targets: tuple[TargetLayout, ...], printed: np.ndarray, dist_in: np.ndarray, dpi: int) -> TargetPoints:
+    """The native point sets, with an arrow's outline pattern and bands laid round its printed gap.
+
+    The outline pattern samples the shaft's ends either side of the gap: on
+    the layout's inset gap half of it fell on the gap's paper, so the local
+    search slid every arrow a couple of pixels one way or the other and the
+    marking area beside it caught the edge of the printed name. The gap's
+    scored columns stay the layout's (blur from the printed halves reaches
+    into the gap's ends).
+    """
+    if not any(t.shape == "arrow" for t in targets):
+        return build_points(targets, printed, dist_in, dpi)
+    whole = build_points(tuple(_printed_gap(t) if t.shape == "arrow" else t for t in targets), printed, dist_in, dpi)
+    inset = build_points(targets, printed, dist_in, dpi)
+    return replace(
+        whole,
+        interior_xy=inset.interior_xy,
+        interior_col=inset.interior_col,
+        interior_ncols=inset.interior_ncols,
+        interior_ptr=inset.interior_ptr,
+    )
+
+
 def scoring_template(tset: TemplateSet, page: TemplatePage, dpi: int) -> PageTemplate:
     """The (cached) sample points of a template page at the DPI class ``dpi``."""
     key = ("score", tset.folder, page.key, dpi)
@@ -111,7 +143,7 @@ def scoring_template(tset: TemplateSet, page: TemplatePage, dpi: int) -> PageTem
     m = max(1, int(round(PRINT_MARGIN_IN * dpi)))
     printed = cv2.dilate(ink.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * m + 1, 2 * m + 1))) > 0
     dist_in = cv2.distanceTransform((~ink).astype(np.uint8), cv2.DIST_L2, 5) / dpi
-    pts = _drop_printed_interior(build_points(page.layout.targets, printed, dist_in, dpi), ink, dpi)
+    pts = _drop_printed_interior(_points(page.layout.targets, printed, dist_in, dpi), ink, dpi)
     pts.check()
     tpl = PageTemplate(page.layout, dpi, pts)
     with _LOCK:

@@ -17,6 +17,7 @@ from PIL import Image
 
 from ... import __version__
 from ...election.model import Election
+from ..arrows import ARROW_MARK_KINDS
 from ..marks import MARK_KINDS
 from ..samples import TRUTH_FILE, encode_page, sheet_file_name
 from ..truth import TRUTH_FORMAT
@@ -92,6 +93,7 @@ def write_vendor_samples(
         "population": population,
         "scan_profile": scan_profile,
         "mark_kinds": {k: v.to_dict() for k, v in MARK_KINDS.items()},
+        **({"arrow_mark_kinds": {k: v.to_dict() for k, v in ARROW_MARK_KINDS.items()}} if family == "arrows" else {}),
         "sheets": sheets,
     }
     (out / TRUTH_FILE).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
