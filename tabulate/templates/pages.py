@@ -27,6 +27,8 @@ from .model import TemplatePage, TemplateSet
 
 #: Interior points nearer than this (inches) to the blank's print are not scored.
 INTERIOR_PRINT_MARGIN_IN = 0.006
+#: For a printed box (rectangle) target: a rough scan's blur brings its sides this far in.
+BOX_PRINT_MARGIN_IN = 0.012
 #: Ink-level sample points: print at least this far (inches) inside its own edge.
 CORE_INK_IN = 0.012
 
@@ -83,13 +85,17 @@ def prepared(tset: TemplateSet, page: TemplatePage) -> PreparedPage:
     return hit
 
 
-def _drop_printed_interior(pts: TargetPoints, ink: np.ndarray, dpi: int) -> TargetPoints:
-    r = max(1, int(round(INTERIOR_PRINT_MARGIN_IN * dpi)))
-    near = cv2.dilate(ink.astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
+def _drop_printed_interior(pts: TargetPoints, ink: np.ndarray, dpi: int, shapes: tuple[str, ...]) -> TargetPoints:
     xy = pts.interior_xy
-    rows = np.clip(np.floor(xy[:, 1] * dpi).astype(np.int64), 0, near.shape[0] - 1)
-    cols = np.clip(np.floor(xy[:, 0] * dpi).astype(np.int64), 0, near.shape[1] - 1)
-    keep = ~near[rows, cols]
+    rows = np.clip(np.floor(xy[:, 1] * dpi).astype(np.int64), 0, ink.shape[0] - 1)
+    cols = np.clip(np.floor(xy[:, 0] * dpi).astype(np.int64), 0, ink.shape[1] - 1)
+    # A printed box's straight sides blur into its corners' interior more than an oval's thin outline.
+    boxed = np.repeat(np.array([s == "box" for s in shapes], bool), np.diff(pts.interior_ptr))
+    keep = np.ones(len(xy), bool)
+    for margin, which in ((INTERIOR_PRINT_MARGIN_IN, ~boxed), (BOX_PRINT_MARGIN_IN, boxed)):
+        r = max(1, int(round(margin * dpi)))
+        near = cv2.dilate(ink.astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
+        keep &= ~(near[rows, cols] & which)
     keep |= pts.interior_col >= 0  # an arrow's gap columns: the gap itself is unprinted by construction
     ptr = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)[pts.interior_ptr]
     return replace(
@@ -143,7 +149,8 @@ def scoring_template(tset: TemplateSet, page: TemplatePage, dpi: int) -> PageTem
     m = max(1, int(round(PRINT_MARGIN_IN * dpi)))
     printed = cv2.dilate(ink.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * m + 1, 2 * m + 1))) > 0
     dist_in = cv2.distanceTransform((~ink).astype(np.uint8), cv2.DIST_L2, 5) / dpi
-    pts = _drop_printed_interior(_points(page.layout.targets, printed, dist_in, dpi), ink, dpi)
+    shapes = tuple(t.shape for t in page.layout.targets)
+    pts = _drop_printed_interior(_points(page.layout.targets, printed, dist_in, dpi), ink, dpi, shapes)
     pts.check()
     tpl = PageTemplate(page.layout, dpi, pts)
     with _LOCK:

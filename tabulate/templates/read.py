@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from functools import lru_cache
 
 import cv2
@@ -123,10 +124,19 @@ class TemplateReader:
                 precinct_id=tp.precinct_id,
                 page=tp.page,
             )
-            streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
+            upright, scoring_reg = _columns_upright(image, reg)
+            streaks = streak_columns(upright, reg.dpi, reg.paper, reg.ink)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
             targets, flags = score_page(
-                election, image, reg, tp.style_id, tp.page, settings, streaks, tpl=tpl, thresholds=self.thresholds
+                election,
+                upright,
+                scoring_reg,
+                tp.style_id,
+                tp.page,
+                settings,
+                streaks,
+                tpl=tpl,
+                thresholds=self.thresholds,
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
             return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
@@ -334,3 +344,20 @@ def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank:
         thresholds=Thresholds(tset.marginal, tset.definite),
     )
     return [t.score for t in targets]
+
+
+def _columns_upright(image: np.ndarray, reg: Registration) -> tuple[np.ndarray, Registration]:
+    """The image a quarter turn round when the page was fed sideways, with its transform to match.
+
+    A scanner's streak runs along the feed: down the image's columns on a page
+    fed upright, along its rows on one fed sideways. Streaks are found and
+    skipped by column (`tabulate.detect.streaks`), so a sideways page is
+    scored turned, its page's x running along the image's columns again.
+    """
+    a = reg.affine
+    if abs(a[0, 0]) >= abs(a[0, 1]):
+        return image, reg
+    # np.rot90 (k=1): new column = old row, new row = (width - 1) - old column.
+    w = image.shape[1]
+    turned = np.array([a[1], [-a[0, 0], -a[0, 1], (w - 1) - a[0, 2]]], dtype=np.float64)
+    return np.ascontiguousarray(np.rot90(image)), replace(reg, affine=turned)
