@@ -69,7 +69,13 @@ def scan_class(
     if shape == "arrow":
         return arrow_class(f, thresholds, settings, floor)
     if score >= thresholds.definite:
-        x_mark = f[F["crossings"]] >= 4 and dark < settings.x_full
+        # A small box's X (strokes across its corners) covers more of it than an oval's; its sides
+        # cut the strokes into fewer separate crossings (see ReadSettings.box_x_full).
+        x_mark = (
+            f[F["crossings"]] >= 3 and dark < settings.box_x_full
+            if shape == "box"
+            else f[F["crossings"]] >= 4 and dark < settings.x_full
+        )
         light = f[F["deep"]] < settings.light_ink
         return "marked" if dark >= settings.majority and not x_mark and not light else "marginal"
     if score >= thresholds.marginal or dark >= thresholds.marginal or f[F["erasure"]] >= settings.erased:

@@ -36,6 +36,9 @@ SKEW_STEP_DEG = 0.5
 FINE_DPI = 100.0
 ANCHOR_IN = 0.5
 ANCHOR_SEARCH_IN = 0.1
+#: A page whose anchors are not found within `ANCHOR_SEARCH_IN` (a coarse fit a few tenths of a
+#: degree off on a long legal page) is searched again this far out, once.
+WIDE_SEARCH_IN = 0.25
 MAX_ANCHORS = 18
 #: An anchor whose best correlation is below this was not found (a mark over it, a fold).
 MIN_ANCHOR_NCC = 0.5
@@ -240,13 +243,18 @@ def fit_affine(page_xy: np.ndarray, image_xy: np.ndarray) -> tuple[np.ndarray, n
 
 
 def refine(
-    image_fine: np.ndarray, affine: np.ndarray, px_per_in: float, anchor_list: list[Anchor]
+    image_fine: np.ndarray,
+    affine: np.ndarray,
+    px_per_in: float,
+    anchor_list: list[Anchor],
+    search_in: float = ANCHOR_SEARCH_IN,
 ) -> tuple[np.ndarray, float, int]:
-    """Refit ``affine`` (page inches -> full image px) from the anchors; returns (affine, RMS residual in, n used)."""
+    """Refit ``affine`` (page inches -> full image px) from the anchors, each looked for within
+    ``search_in`` of where ``affine`` puts it; returns (affine, RMS residual in, n used)."""
     f = FINE_DPI / px_per_in
     fine = np.vstack([affine * f, [0, 0, 1]])  # page inches -> fine image px
     half = anchor_list[0].patch.shape[0] // 2 if anchor_list else 0
-    m = int(ANCHOR_SEARCH_IN * FINE_DPI)
+    m = int(search_in * FINE_DPI)
     size = 2 * (half + m) + 1
     page_xy, image_xy = [], []
     for a in anchor_list:

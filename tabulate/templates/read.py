@@ -37,6 +37,7 @@ from .align import (
     COARSE_DPI,
     FINE_DPI,
     MAX_RESIDUAL_IN,
+    WIDE_SEARCH_IN,
     Coarse,
     closer_share,
     coarse,
@@ -50,6 +51,7 @@ from .align import (
     shrink,
 )
 from .codes import read_code, read_qr_near
+from .creases import crease_rows
 from .model import TemplatePage, TemplateSet, load_set
 from .pages import prepared, scoring_template
 
@@ -137,6 +139,10 @@ class TemplateReader:
                 streaks,
                 tpl=tpl,
                 thresholds=self.thresholds,
+                # The local search may slide a target's points by its radius: the printed name beside
+                # an arrow (whose outline pins it less than an oval's) must not come into its marking area.
+                area_slack_in=settings.search_in,
+                creases_in=crease_rows(upright, scoring_reg.affine, self.paper_in),
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
             return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
@@ -274,7 +280,11 @@ class TemplateReader:
     ) -> Registration:
         affine = coarse_to_image(c, small_shape, dpi)
         anchors = list(prepared(self.tset, tp).anchors)
+        start = affine
         affine, rms, n = refine(fine, affine, dpi, anchors)
+        if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
+            # Anchors not where the coarse fit put them (skewed long page): look further out, once.
+            affine, rms, n = refine(fine, start, dpi, anchors, WIDE_SEARCH_IN)
         if math.isfinite(rms) and rms > 0.003:  # the coarse fit was off: once more from the better one
             affine, rms, n = refine(fine, affine, dpi, anchors)
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
