@@ -123,7 +123,7 @@ def score_targets(
                 # Columns a streak hid (every point skipped) are left out, not counted open.
                 seen = sample_nearest(image, affine, points.interior_xy[i], dc, dr, paper=-1.0, skip_cols=skip) >= 0
                 read = np.bincount(points.interior_col[i][seen], minlength=ncols)
-                out[t, 0] = np.count_nonzero(hits >= min_hits) / max(1, np.count_nonzero(read))
+                out[t, 0] = np.count_nonzero(hits >= min_hits) / max(1, int(np.count_nonzero(read)))
             else:
                 out[t, 0] = darkness(v, lp, ink).mean()
             out[t, 1] = dark.mean()
