@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 from PIL import Image
@@ -39,7 +40,17 @@ def write_blanks(election: Election, family: str, out: Path, styles: tuple[str, 
             # Print is black on white: a 1-bit page keeps the PDF small (Pillow stores it CCITT-compressed).
             imgs = [Image.fromarray(p >= 128) for p in pages]
             buf = io.BytesIO()
-            imgs[0].save(buf, format="PDF", resolution=float(d.dpi), save_all=True, append_images=imgs[1:])
+            # Dated the election day, not now: the same election gives byte-identical blanks.
+            day = time.strptime(election.date, "%Y-%m-%d")
+            imgs[0].save(
+                buf,
+                format="PDF",
+                resolution=float(d.dpi),
+                save_all=True,
+                append_images=imgs[1:],
+                creationDate=day,
+                modDate=day,
+            )
             path.write_bytes(buf.getvalue())
             paths.append(path)
             continue
