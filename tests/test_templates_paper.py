@@ -77,3 +77,18 @@ def test_each_target_shape_has_its_own_blank_level():
     floors = _floors(arrows + boxes, ["arrow"] * 20 + ["box"] * 4, TH, DEFAULT_SETTINGS)
     assert floors["arrow"] < 0.01 and floors["box"] > 0.015
     assert scan_class(boxes[2], TH, DEFAULT_SETTINGS, "box", floors["box"]) == "unmarked"
+
+
+def test_vendor_pdf_blanks_are_byte_identical_run_to_run(tmp_path):
+    import json
+    from pathlib import Path
+
+    from tabulate.ballots.vendor.write import write_blanks
+    from tabulate.election import parse_election
+
+    doc = json.loads((Path(__file__).parents[1] / "samples" / "general" / "election.json").read_text("utf-8"))
+    arrows = parse_election({**doc, "paper_size": "legal", "target_shape": "arrow"})
+    a = write_blanks(arrows, "arrows", tmp_path / "a", styles=("3",))
+    b = write_blanks(arrows, "arrows", tmp_path / "b", styles=("3",))
+    assert a[0].read_bytes() == b[0].read_bytes()
+    assert b"/CreationDate (D:20281107" in a[0].read_bytes()  # the election day, not the clock
