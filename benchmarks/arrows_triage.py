@@ -1,6 +1,6 @@
 """Triage of a template-set family's misses: one line per target read wrongly or sent for nothing, and its crop.
 
-    python benchmarks/templates_triage.py --family arrows --sheets 40 --out /tmp/triage [--set DIR]
+    python benchmarks/arrows_triage.py --family arrows --sheets 40 --out /tmp/triage [--set DIR]
 
 Reads simulated sheets as ``benchmarks/templates_accuracy.py`` does and lists
 every target that is a miss: a definite mark read unmarked, a clear non-mark
