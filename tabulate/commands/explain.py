@@ -32,16 +32,19 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sqlite3
-
     from ..adjudicate.explanation import BallotNotFound, explain_ballot, find_sheet
     from ..store import StoreError, open_store
+    from ..store.sqldb import connect_readonly
 
     try:
         store = open_store(args.db, create=False)
     except StoreError as e:
         raise UsageError(str(e)) from None
-    conn = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)
+    try:
+        conn = connect_readonly(args.db)
+    except StoreError as e:
+        store.close()
+        raise UsageError(str(e)) from None
     try:
         if store.election() is None:
             raise UsageError(f"{args.db} holds no election yet; scan a batch first")
@@ -116,7 +119,11 @@ def format_explanation(exp) -> str:
         )
     else:
         lines.append("  CVR:     not in the cast vote records")
-    lines += ["", "Images"] + [f"  {i['page']}: {i['file']} (sha256 {i['sha256'][:12]})" for i in exp.images]
+    lines += ["", "Images"] + [
+        f"  {i['page']}: {i['file']} (sha256 {i['sha256'][:12]})"
+        + (f"; read with {i['template']}" if "template" in i else "")
+        for i in exp.images
+    ]
     if exp.reasons:
         lines += ["", "Why it was flagged or set aside (a sheet may have several reasons)"]
         lines += [f"  - {r['words']}: {r['sentence']}" if r["sentence"] else f"  - {r['words']}" for r in exp.reasons]

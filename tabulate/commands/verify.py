@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import UsageError
 
@@ -49,19 +50,22 @@ def register(subparsers) -> None:
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
     p.add_argument("--images", action="store_true", help="also re-read every image (a recount from the evidence)")
     p.add_argument("--from-head", metavar="HASH", help="a head hash published earlier that the journal must hold")
+    p.add_argument(
+        "--templates",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a template set some sheets were scanned with, for --images, if it moved since (default: where the store "
+        "recorded it); repeatable",
+    )
     p.add_argument("--fast", action="store_true", help="only the chain and the sealed rows (what reports run)")
     p.set_defaults(func=run_verify)
 
 
 def _open(db: str):
     from ..adjudicate.schema import connect
-    from ..store import StoreError, is_postgres_url, open_store
-
-    if is_postgres_url(db):
-        raise UsageError(
-            "tabulate verify reads adjudication's tables, which are on SQLite only so far; on a "
-            "PostgreSQL store the reports verify its journal and sealed rows (docs/scale.md)"
-        )
+    from ..store import StoreError, open_store
 
     try:
         store = open_store(db, create=False)
@@ -70,7 +74,11 @@ def _open(db: str):
             raise UsageError(f"{db} holds no election yet; scan a batch first")
     except StoreError as e:
         raise UsageError(str(e)) from None
-    return store, connect(db)
+    try:
+        return store, connect(db)
+    except StoreError as e:
+        store.close()
+        raise UsageError(str(e)) from None
 
 
 def check(store, conn, *, fast: bool, from_head: str | None = None):
@@ -118,9 +126,14 @@ def run_verify(args: argparse.Namespace) -> int:
     try:
         result = check(store, conn, fast=args.fast, from_head=args.from_head)
         if result.ok and args.images:
+            from ..central.recorded import TemplateSetMissing, template_interpreters
             from ..central.reread import reread_problem
 
-            problem, n = reread_problem(store)
+            try:  # sheets scanned with a template set are read again with it (issue #11)
+                readers = template_interpreters(store, [s.id for s in store.sheets()], args.templates)
+            except TemplateSetMissing as e:
+                raise UsageError(str(e)) from None
+            problem, n = reread_problem(store, interpreters=readers)
             if problem is not None:
                 print(f"tabulate: verify failed: {problem}", file=sys.stderr)
                 return 1
