@@ -2,6 +2,7 @@
 
     python benchmarks/profile_stages.py --sheets 16 --rounds 3
     python benchmarks/profile_stages.py --sheets 16 --pyinstrument profile.html   # call tree too
+    python benchmarks/profile_stages.py --sheets 8 --flame docs/img/perf-flame.png  # flame graph (G4, JPEG)
 
 Simulates ``--sheets`` sheets (seeded, default scanner profile, 200 DPI),
 encodes each as grayscale JPEG (quality 85) and as CCITT G4 TIFF, warms the
@@ -20,6 +21,7 @@ import json
 import sys
 import tempfile
 import time
+import zlib
 from collections import defaultdict
 from pathlib import Path
 
@@ -101,17 +103,82 @@ def profile(election, sheets, rounds: int) -> dict[str, float]:
     return {k: v / (rounds * len(sheets)) for k, v in ms.items()}
 
 
+def _merged(frames) -> list[tuple[str, float, list]]:
+    """(function, seconds, frames below) with calls from different lines of the same caller merged."""
+    by_name: dict[str, tuple[float, list]] = {}
+    for f in frames:
+        t, kids = by_name.get(f.function or "?", (0.0, []))
+        by_name[f.function or "?"] = (t + f.time, kids + list(f.children))
+    return sorted(((n, t, kids) for n, (t, kids) in by_name.items()), key=lambda x: -x[1])
+
+
+def _flame_rows(frames, x0: float, depth: int, out: list, min_s: float) -> None:
+    """(x, width, depth, label) of each merged frame worth drawing, callers above their callees."""
+    x = x0
+    for name, t, kids in _merged(frames):
+        if t >= min_s:
+            out.append((x, t, depth, name))
+            _flame_rows(kids, x, depth + 1, out, min_s)
+        x += t
+
+
+def _start(frame):
+    """The frame of `profile` (the measured loop), or the root if it is not found."""
+    todo = [frame]
+    while todo:
+        f = todo.pop()
+        if f.function == "profile":
+            return f
+        todo.extend(f.children)
+    return frame
+
+
+def write_flame(election, sheets_by_fmt: dict, path: Path) -> None:
+    """One flame graph (icicle: callers on top) per format, pyinstrument's samples, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from pyinstrument import Profiler
+
+    fig, axes = plt.subplots(len(sheets_by_fmt), 1, figsize=(16, 5.5 * len(sheets_by_fmt)))
+    for ax, (fmt, sheets) in zip(axes, sheets_by_fmt.items()):
+        with Profiler(interval=0.0005) as prof:
+            profile(election, sheets, 1)
+        root = _start(prof.last_session.root_frame())
+        rows: list = []
+        _flame_rows([root], 0.0, 0, rows, root.time * 0.004)
+        total = root.time or 1.0
+        for x, w, d, label in rows:
+            ax.barh(
+                -d,
+                w / total,
+                left=x / total,
+                height=0.95,
+                color=plt.cm.YlOrRd(0.25 + 0.6 * (zlib.crc32(label.encode()) % 97) / 97),
+            )
+            if w / total > 0.035:
+                ax.text(x / total + 0.002, -d, label[: int(w / total * 190)], va="center", fontsize=6.5)
+        ax.set_title(f"{fmt}: where one process's time goes reading {len(sheets)} sheets twice (pyinstrument)")
+        ax.set_xlim(0, 1)
+        ax.set_yticks([])
+        ax.set_xlabel("share of the run's samples")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sheets", type=int, default=16)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pyinstrument", type=Path, help="also write pyinstrument's HTML call tree (JPEG) here")
+    ap.add_argument("--flame", type=Path, help="also draw a flame graph of each format (PNG) here")
     a = ap.parse_args(argv)
     election = load_election(SAMPLE)
     with tempfile.TemporaryDirectory(prefix="tabulate-profile-") as tmp:
-        results = {}
+        results, written = {}, {}
         for fmt in ("jpeg", "g4"):
-            sheets = write_sheets(election, a.sheets, fmt, Path(tmp))
+            sheets = written[fmt] = write_sheets(election, a.sheets, fmt, Path(tmp))
             results[fmt] = profile(election, sheets, a.rounds)
             if a.pyinstrument and fmt == "jpeg":
                 from pyinstrument import Profiler
@@ -119,6 +186,8 @@ def main(argv=None) -> int:
                 with Profiler(interval=0.0005) as prof:
                     profile(election, sheets, 1)
                 a.pyinstrument.write_text(prof.output_html())
+        if a.flame:
+            write_flame(election, written, a.flame)
     names = [s for s in STAGES if any(s in r for r in results.values())]
     print(f"CPU ms per sheet (2 pages, 200 DPI), {a.sheets} sheets x {a.rounds} rounds, one process")
     print(f"| {'stage':<26} | {'JPEG grey':>9} | {'G4 bitonal':>10} |")
