@@ -82,3 +82,19 @@ def test_wrappers_check_their_inputs():
         mark_components(np.zeros((4, 4), np.uint8), 4)
     with pytest.raises(ValueError, match="core"):
         refine_mark(np.zeros((4, 4), np.uint8), 10, 3, np.zeros(3, np.uint8), 200.0)
+
+
+def test_warm_loads_the_signatures_a_real_page_uses():
+    """`warm` (run in the scan's forkserver) must load what reading a page calls, or every worker
+    would still load (or compile) the kernels on its first sheet."""
+    from test_detect_support import election, page_image
+
+    from tabulate.detect import read_image
+    from tabulate.kernels import _marks, _targets, warm
+
+    kernels = (_marks.mark_components_kernel, _marks.refine_mark_kernel, _targets.score_targets_kernel)
+    warm()
+    after_warm = [set(k.signatures) for k in kernels]
+    assert all(after_warm)
+    assert read_image(election(), page_image()).ok
+    assert [set(k.signatures) for k in kernels] == after_warm
