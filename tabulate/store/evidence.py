@@ -1,0 +1,305 @@
+"""The reader's evidence and the marks as the store keeps them: compact binary, one encoder, one decoder.
+
+Every sheet read keeps the evidence a reviewer or a lawyer needs to see why
+each vote counted: per target its fill score, its scanner and hand-count
+classes with the 31 KAR 6:030 Section 3(1) clauses behind them, and the
+features the classes came from; per page where it sat (the transform), its
+style code and digest. Schema 2 kept that as zlib-compressed JSON (about
+2 kB a sheet) and the marks as plain JSON (about 2.8 kB).
+
+Evidence (schema 3) is ``MAGIC`` + zlib(msgpack(document)), where the
+document is `SheetReading.to_dict` with two changes:
+
+* each page's ``targets`` list becomes columns: the strings (contest, option,
+  kind, classes, clauses) as indexes into one table of distinct strings, and
+  each number (the score and every feature, all rounded to 4 decimals by the
+  reader) as an integer count of 1/10,000 in the narrowest integer type that
+  holds the column (a column that is not exactly such a count is kept as
+  float64), so nothing is rounded again;
+* ``timings_ms`` (how long each stage took) is not kept: it says nothing
+  about a vote and differs on every run, so it would make two scans of the
+  same paper differ.
+
+`decode_evidence` turns either form back into the ``to_dict`` document
+(``timings_ms`` empty), so the review app, ``tabulate explain``, the score
+histograms and ``verify`` read one shape. Marks (schema 3) are the same JSON
+text, zlib-compressed: they come back byte for byte, so their sealed SHA-256
+and the re-read comparison of ``verify --images`` are unchanged.
+
+The journal seals `evidence_digest`: the SHA-256 of the decompressed payload
+(schema 2: the JSON text, as before; schema 3: the magic and the msgpack
+bytes), so a store written by schema 2 still verifies, and any edit to a
+stored blob changes the digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import zlib
+from typing import Any, Mapping
+
+import msgpack
+import numpy as np
+
+#: The first bytes of a schema-3 evidence blob (a zlib stream starts with 0x78, so the two cannot be confused).
+MAGIC = b"TEV3"
+#: Numbers are kept as whole counts of 1/SCALE (the reader rounds scores and features to 4 decimals).
+SCALE = 10_000
+_TARGET_KEYS = ("contest_id", "option_id", "kind", "score", "scan", "hand", "hand_clauses", "features")
+_STRING_KEYS = ("contest_id", "option_id", "kind", "scan", "hand")
+_HEX64 = frozenset("0123456789abcdef")
+_LEVEL = 6
+
+
+class EvidenceError(ValueError):
+    """A stored evidence blob that cannot be decoded (altered outside tabulate, or truncated)."""
+
+
+# -- numbers -----------------------------------------------------------------------------
+def _pack_numbers(values: list) -> list:
+    """``[dtype, bytes]``: whole counts of 1/SCALE in the narrowest integer type that holds them.
+
+    A column that is not all such counts is kept as float64 (or, holding
+    something other than floats, as the values themselves): never rounded again.
+    """
+    if not all(type(v) is float and math.isfinite(v) for v in values):
+        return ["<f8", np.asarray(values, dtype="<f8").tobytes()] if _all_floats(values) else ["list", values]
+    counts = [round(v * SCALE) for v in values]
+    if any(k / SCALE != v or abs(k) >= 2**31 for k, v in zip(counts, values)):
+        return ["<f8", np.asarray(values, dtype="<f8").tobytes()]
+    # Neighbouring targets share a paper grey: their differences fit a narrower type.
+    deltas = [counts[0], *(b - a for a, b in zip(counts, counts[1:]))] if counts else []
+    plain, delta = _narrowest(counts), _narrowest(deltas)
+    if np.dtype(delta).itemsize < np.dtype(plain).itemsize:
+        return ["d" + delta, np.asarray(deltas, dtype=delta).tobytes()]
+    return [plain, np.asarray(counts, dtype=plain).tobytes()]
+
+
+def _narrowest(counts: list[int]) -> str:
+    lo, hi = (min(counts), max(counts)) if counts else (0, 0)
+    return next(d for d in ("<i1", "<i2", "<i4", "<i8") if np.iinfo(d).min <= lo and hi <= np.iinfo(d).max)
+
+
+def _all_floats(values: list) -> bool:
+    return all(type(v) is float for v in values)
+
+
+def _unpack_numbers(packed: list) -> list:
+    dtype, data = packed
+    if dtype == "list":
+        return list(data)
+    if dtype.startswith("d"):
+        return [k / SCALE for k in itertools.accumulate(np.frombuffer(data, dtype=dtype[1:]).tolist())]
+    array = np.frombuffer(data, dtype=dtype)
+    if dtype == "<f8":
+        return array.tolist()
+    return [k / SCALE for k in array.tolist()]
+
+
+# -- targets -------------------------------------------------------------------------------
+def _is_standard(targets: Any) -> bool:
+    """The reader's own target list (`TargetReading.to_dict`), which is kept as columns."""
+    if not isinstance(targets, list) or not targets:
+        return False
+    names = None
+    for t in targets:
+        if not isinstance(t, dict) or tuple(t) != _TARGET_KEYS:
+            return False
+        if not all(isinstance(t[k], str) for k in _STRING_KEYS):
+            return False
+        if not (isinstance(t["hand_clauses"], list) and all(isinstance(c, str) for c in t["hand_clauses"])):
+            return False
+        if not isinstance(t["features"], dict) or (names is not None and tuple(t["features"]) != names):
+            return False
+        names = tuple(t["features"])
+    return True
+
+
+def election_targets(election: Any) -> tuple[tuple[str, str], ...]:
+    """Every ``(contest id, option id)`` of the election, in the definition's order: what a target's index means.
+
+    The store holds one election, checked against its hash on every open, so
+    a target kept as its index here reads back the same for as long as the store exists.
+    """
+    if election is None:
+        return ()
+    contests = [election.straight_party_contest] if election.straight_party_contest else []
+    pairs = {(c.id, o.id): None for c in [*contests, *election.contests] for o in c.options}
+    return tuple(pairs)
+
+
+def _pack_targets(targets: list[dict], pairs: tuple[tuple[str, str], ...]) -> dict:
+    strings: dict[str, int] = {}
+    index = lambda s: strings.setdefault(s, len(strings))  # noqa: E731
+    where = {pair: n for n, pair in enumerate(pairs)}
+    at = [where.get((t["contest_id"], t["option_id"])) for t in targets]
+    # A target the election names is kept as its place in the election (2 bytes, not two ids).
+    named = all(n is not None for n in at) and len(pairs) < 2**16
+    keys = _STRING_KEYS[2:] if named else _STRING_KEYS
+    columns = {k: [index(t[k]) for t in targets] for k in keys}
+    clauses = [[index(c) for c in t["hand_clauses"]] for t in targets]
+    names = list(targets[0]["features"])
+    wide = "<u1" if len(strings) <= 256 else "<u2"
+    return {
+        "n": len(targets),
+        "strings": list(strings),
+        "index": wide,
+        **({"targets": np.asarray(at, dtype="<u2").tobytes()} if named else {}),
+        **{k: np.asarray(v, dtype=wide).tobytes() for k, v in columns.items()},
+        "clauses": clauses,
+        "score": _pack_numbers([t["score"] for t in targets]),
+        "features": names,
+        "values": [_pack_numbers([t["features"][f] for t in targets]) for f in names],
+    }
+
+
+def _unpack_targets(block: dict, pairs: tuple[tuple[str, str], ...]) -> list[dict]:
+    strings, n = block["strings"], block["n"]
+    keys = [k for k in _STRING_KEYS if k in block]
+    columns = {k: [strings[i] for i in np.frombuffer(block[k], dtype=block["index"]).tolist()] for k in keys}
+    if "targets" in block:
+        if not pairs:
+            raise EvidenceError("this evidence names its targets by the election's order: decode it with the election")
+        named = [pairs[i] for i in np.frombuffer(block["targets"], dtype="<u2").tolist()]
+        columns["contest_id"] = [c for c, _ in named]
+        columns["option_id"] = [o for _, o in named]
+    scores = _unpack_numbers(block["score"])
+    values = [_unpack_numbers(v) for v in block["values"]]
+    names = block["features"]
+    return [
+        {
+            "contest_id": columns["contest_id"][i],
+            "option_id": columns["option_id"][i],
+            "kind": columns["kind"][i],
+            "score": scores[i],
+            "scan": columns["scan"][i],
+            "hand": columns["hand"][i],
+            "hand_clauses": [strings[c] for c in block["clauses"][i]],
+            "features": {name: values[j][i] for j, name in enumerate(names)},
+        }
+        for i in range(n)
+    ]
+
+
+# -- pages and the sheet -------------------------------------------------------------------
+def _pack_page(page: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
+    if not isinstance(page, dict):
+        return page
+    out = dict(page)
+    digest = out.get("digest")
+    if isinstance(digest, str) and len(digest) == 64 and set(digest) <= _HEX64:
+        out["digest"] = bytes.fromhex(digest)  # 32 bytes, not 64 characters; hex again on the way out
+    if _is_standard(out.get("targets")):
+        out["targets"] = _pack_targets(out["targets"], pairs)
+    if "timings_ms" in out:
+        out["timings_ms"] = None  # kept in its place, so the keys come back in their order
+    return out
+
+
+def _unpack_page(page: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
+    if not isinstance(page, dict):
+        return page
+    out = dict(page)
+    if isinstance(out.get("digest"), bytes):
+        out["digest"] = out["digest"].hex()
+    if isinstance(out.get("targets"), dict):
+        out["targets"] = _unpack_targets(out["targets"], pairs)
+    if "timings_ms" in out:
+        out["timings_ms"] = {}
+    return out
+
+
+def encode_evidence(document: Mapping[str, Any], election: Any = None) -> bytes:
+    """The reader's evidence (`SheetReading.to_dict`, or any JSON-like mapping) as a schema-3 blob.
+
+    Deterministic: the same document and election give the same bytes.
+    `decode_evidence` with the same election gives the document back exactly,
+    except ``timings_ms``, which comes back empty. Targets are kept as their
+    place in ``election`` (`election_targets`) when it names them all.
+    """
+    pairs = _pairs(election)
+    doc = dict(document)
+    if isinstance(doc.get("pages"), list):
+        doc["pages"] = [_pack_page(p, pairs) for p in doc["pages"]]
+    payload = msgpack.packb(doc, use_bin_type=True)
+    return MAGIC + zlib.compress(payload, _LEVEL)
+
+
+def _payload(blob: bytes) -> bytes:
+    """What `evidence_digest` hashes: the schema-3 magic and msgpack bytes, or the schema-2 JSON text."""
+    blob = bytes(blob)
+    try:
+        if blob.startswith(MAGIC):
+            return MAGIC + zlib.decompress(blob[len(MAGIC) :])
+        return zlib.decompress(blob)
+    except zlib.error as e:
+        raise EvidenceError(f"the stored evidence does not decompress: {e}") from None
+
+
+def decode_evidence(blob: bytes | None, election: Any = None) -> dict | None:
+    """A stored evidence blob (schema 2 or 3) as the reader's ``to_dict`` document; None for None.
+
+    The one decoder: the review app, ``tabulate explain``, ``tabulate scores``
+    and the hand-to-eye workbench all read evidence through `Store.evidence`,
+    which calls this.
+    """
+    if blob is None:
+        return None
+    payload = _payload(blob)
+    try:
+        if payload.startswith(MAGIC):
+            doc = msgpack.unpackb(payload[len(MAGIC) :], raw=False, strict_map_key=False)
+            if isinstance(doc.get("pages"), list):
+                doc["pages"] = [_unpack_page(p, _pairs(election)) for p in doc["pages"]]
+            return doc
+        return json.loads(payload)
+    except (ValueError, TypeError, KeyError, IndexError, msgpack.UnpackException) as e:
+        raise EvidenceError(f"the stored evidence cannot be read: {e}") from None
+
+
+_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
+def _pairs(election: Any) -> tuple[tuple[str, str], ...]:
+    """`election_targets`, computed once per election (by its hash) in a process."""
+    if election is None:
+        return ()
+    if election.hash not in _PAIRS:
+        _PAIRS[election.hash] = election_targets(election)
+    return _PAIRS[election.hash]
+
+
+def evidence_digest(blob: bytes | None) -> str | None:
+    """The SHA-256 the journal seals for a stored evidence blob (see the module docstring)."""
+    return None if blob is None else hashlib.sha256(_payload(blob)).hexdigest()
+
+
+def to_stored_evidence(evidence: str | bytes | None, election: Any = None) -> bytes | None:
+    """What a sheet's evidence is stored as: a schema-3 blob, from the worker's blob or from JSON text."""
+    if evidence is None or isinstance(evidence, bytes):
+        return evidence
+    return encode_evidence(json.loads(evidence), election)
+
+
+def encode_marks(text: str | None) -> bytes | None:
+    """The marks' JSON text (docs/marks.md) as stored in schema 3: zlib-compressed, byte for byte."""
+    return None if text is None else zlib.compress(text.encode("utf-8"), 9)
+
+
+def decode_marks(packed: bytes | None, text: str | None = None) -> str | None:
+    """The marks' JSON text from a row: ``marks`` (schema 2, plain text) or ``marks_z`` (schema 3).
+
+    A row never holds both: one that does was edited outside tabulate, and is refused
+    (``verify`` then names the sheet as altered) rather than read one way or the other.
+    """
+    if packed is None:
+        return text
+    if text is not None:
+        raise EvidenceError("the stored marks are in both columns (marks and marks_z)")
+    try:
+        return zlib.decompress(bytes(packed)).decode("utf-8")
+    except (zlib.error, UnicodeDecodeError) as e:
+        raise EvidenceError(f"the stored marks cannot be read: {e}") from None
