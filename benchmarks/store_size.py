@@ -107,7 +107,7 @@ def measure(path: Path) -> dict:
 
 def report(fmt: str, m: dict) -> None:
     n = m["sheets"]
-    kb = lambda b: b / n / 1000  # noqa: E731
+    kb = lambda b: b / n / 1000
     print(f"\n== {fmt}: {n} sheets, {m['file'] / 1e6:.2f} MB file, {kb(m['file']):.2f} kB per sheet ==")
     print(f"{'table or index (dbstat pages)':<32} {'kB/sheet':>9}")
     for name, size in sorted(m["tables"].items(), key=lambda kv: -kv[1]):

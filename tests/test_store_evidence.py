@@ -186,7 +186,7 @@ def _as_schema_2(db) -> None:
     raw.close()
 
 
-def test_a_schema_2_store_opens_migrates_verifies_and_explains_as_before(template_store, tmp_path, capsys):  # noqa: F811
+def test_a_schema_2_store_opens_migrates_verifies_and_explains_as_before(template_store, tmp_path, capsys):
     db = tmp_path / "store.db"
     shutil.copy(template_store, db)
     store = open_store(db, create=False)
@@ -213,7 +213,7 @@ def test_a_schema_2_store_opens_migrates_verifies_and_explains_as_before(templat
     assert "sheet 1 (sample · 1) does not match journal entry" in capsys.readouterr().err
 
 
-def test_a_new_store_keeps_evidence_compact_and_marks_compressed(template_store):  # noqa: F811
+def test_a_new_store_keeps_evidence_compact_and_marks_compressed(template_store):
     store = open_store(template_store, create=False)
     rows = store._db.execute("SELECT evidence, marks, marks_z FROM readings").fetchall()
     store.close()

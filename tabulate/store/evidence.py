@@ -35,9 +35,7 @@ stored blob changes the digest.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
-import math
 import zlib
 from typing import Any, Mapping
 
@@ -51,6 +49,12 @@ SCALE = 10_000
 _TARGET_KEYS = ("contest_id", "option_id", "kind", "score", "scan", "hand", "hand_clauses", "features")
 _STRING_KEYS = ("contest_id", "option_id", "kind", "scan", "hand")
 _HEX64 = frozenset("0123456789abcdef")
+#: A page's keys in `PageReading.to_dict` order: a page with exactly these is kept as a positional record.
+PAGE_KEYS = (
+    "source", "index", "digest", "ok", "reason_code", "reason", "style_code", "size_px", "dpi", "rotation",
+    "skew_deg", "scale", "residual_in", "transform", "paper", "ink", "targets", "flags", "timings_ms",
+)  # fmt: skip
+_PAGE = 1  # the msgpack extension type of a positional page record
 _LEVEL = 6
 
 
@@ -59,63 +63,66 @@ class EvidenceError(ValueError):
 
 
 # -- numbers -----------------------------------------------------------------------------
-def _pack_numbers(values: list) -> list:
-    """``[dtype, bytes]``: whole counts of 1/SCALE in the narrowest integer type that holds them.
+#: The integer types a column may take, narrowest first, with the range each holds.
+_INTS = ("<i1", "<i2", "<i4", "<i8")
 
-    A column that is not all such counts is kept as float64 (or, holding
-    something other than floats, as the values themselves): never rounded again.
+
+def _pack_columns(matrix: np.ndarray) -> list[list]:
+    """Each column of a (targets x numbers) matrix as ``[dtype, bytes]``, never rounded again.
+
+    Whole counts of 1/SCALE in the narrowest integer type that holds them, or
+    their running differences (``"d"`` + dtype) when those fit a narrower type
+    (neighbouring targets share a paper grey). A column that is not all such
+    counts is kept as float64. Vectorised over the whole matrix: a page has
+    a few dozen targets, so per-column numpy calls would cost more than the data.
     """
-    if not all(type(v) is float and math.isfinite(v) for v in values):
-        return ["<f8", np.asarray(values, dtype="<f8").tobytes()] if _all_floats(values) else ["list", values]
-    counts = [round(v * SCALE) for v in values]
-    if any(k / SCALE != v or abs(k) >= 2**31 for k, v in zip(counts, values)):
-        return ["<f8", np.asarray(values, dtype="<f8").tobytes()]
-    # Neighbouring targets share a paper grey: their differences fit a narrower type.
-    deltas = [counts[0], *(b - a for a, b in zip(counts, counts[1:]))] if counts else []
-    plain, delta = _narrowest(counts), _narrowest(deltas)
-    if np.dtype(delta).itemsize < np.dtype(plain).itemsize:
-        return ["d" + delta, np.asarray(deltas, dtype=delta).tobytes()]
-    return [plain, np.asarray(counts, dtype=plain).tobytes()]
+    with np.errstate(invalid="ignore", over="ignore"):
+        counts = np.rint(matrix * SCALE)
+        exact = np.all((counts / SCALE == matrix) & (np.abs(counts) < 2**31), axis=0)
+    whole = np.where(exact, counts, 0).astype(np.int64)
+    deltas = np.diff(whole, axis=0, prepend=0)
+    widths, dwidths = _narrowest(whole), _narrowest(deltas)
+    out = []
+    for j, (ok, width, dwidth) in enumerate(zip(exact.tolist(), widths, dwidths)):
+        if not ok:
+            out.append(["<f8", matrix[:, j].astype("<f8").tobytes()])
+        elif dwidth < width:
+            out.append(["d" + _INTS[dwidth], deltas[:, j].astype(_INTS[dwidth]).tobytes()])
+        else:
+            out.append([_INTS[width], whole[:, j].astype(_INTS[width]).tobytes()])
+    return out
 
 
-def _narrowest(counts: list[int]) -> str:
-    lo, hi = (min(counts), max(counts)) if counts else (0, 0)
-    return next(d for d in ("<i1", "<i2", "<i4", "<i8") if np.iinfo(d).min <= lo and hi <= np.iinfo(d).max)
+def _narrowest(counts: np.ndarray) -> list[int]:
+    """Per column, the index in `_INTS` of the narrowest type that holds it."""
+    lo, hi = counts.min(axis=0), counts.max(axis=0)
+    return sum(((lo < -(2**b)) | (hi >= 2**b)).astype(int) for b in (7, 15, 31)).tolist()
 
 
-def _all_floats(values: list) -> bool:
-    return all(type(v) is float for v in values)
-
-
-def _unpack_numbers(packed: list) -> list:
+def _unpack_column(packed: list) -> list[float]:
     dtype, data = packed
-    if dtype == "list":
-        return list(data)
     if dtype.startswith("d"):
-        return [k / SCALE for k in itertools.accumulate(np.frombuffer(data, dtype=dtype[1:]).tolist())]
-    array = np.frombuffer(data, dtype=dtype)
+        counts = np.cumsum(np.frombuffer(data, dtype=dtype[1:]).astype(np.int64))
+    else:
+        counts = np.frombuffer(data, dtype=dtype)
     if dtype == "<f8":
-        return array.tolist()
-    return [k / SCALE for k in array.tolist()]
+        return counts.tolist()
+    return [k / SCALE for k in counts.tolist()]
 
 
 # -- targets -------------------------------------------------------------------------------
 def _is_standard(targets: Any) -> bool:
     """The reader's own target list (`TargetReading.to_dict`), which is kept as columns."""
-    if not isinstance(targets, list) or not targets:
+    if not isinstance(targets, list) or not targets or set(map(type, targets)) != {dict}:
         return False
-    names = None
-    for t in targets:
-        if not isinstance(t, dict) or tuple(t) != _TARGET_KEYS:
-            return False
-        if not all(isinstance(t[k], str) for k in _STRING_KEYS):
-            return False
-        if not (isinstance(t["hand_clauses"], list) and all(isinstance(c, str) for c in t["hand_clauses"])):
-            return False
-        if not isinstance(t["features"], dict) or (names is not None and tuple(t["features"]) != names):
-            return False
-        names = tuple(t["features"])
-    return True
+    names = tuple(targets[0].get("features") or ())
+    if any(tuple(t) != _TARGET_KEYS or tuple(t["features"]) != names for t in targets):
+        return False
+    strings = [t[k] for t in targets for k in _STRING_KEYS]
+    strings += [c for t in targets for c in t["hand_clauses"]]
+    numbers = [v for t in targets for v in (t["score"], *t["features"].values())]
+    # Only floats become columns: an int or None elsewhere would not come back as it was.
+    return set(map(type, strings)) == {str} and set(map(type, numbers)) == {float}
 
 
 def election_targets(election: Any) -> tuple[tuple[str, str], ...]:
@@ -133,7 +140,7 @@ def election_targets(election: Any) -> tuple[tuple[str, str], ...]:
 
 def _pack_targets(targets: list[dict], pairs: tuple[tuple[str, str], ...]) -> dict:
     strings: dict[str, int] = {}
-    index = lambda s: strings.setdefault(s, len(strings))  # noqa: E731
+    index = lambda s: strings.setdefault(s, len(strings))
     where = {pair: n for n, pair in enumerate(pairs)}
     at = [where.get((t["contest_id"], t["option_id"])) for t in targets]
     # A target the election names is kept as its place in the election (2 bytes, not two ids).
@@ -150,9 +157,9 @@ def _pack_targets(targets: list[dict], pairs: tuple[tuple[str, str], ...]) -> di
         **({"targets": np.asarray(at, dtype="<u2").tobytes()} if named else {}),
         **{k: np.asarray(v, dtype=wide).tobytes() for k, v in columns.items()},
         "clauses": clauses,
-        "score": _pack_numbers([t["score"] for t in targets]),
         "features": names,
-        "values": [_pack_numbers([t["features"][f] for t in targets]) for f in names],
+        # One column per number: the score, then each feature (``features`` names them).
+        "values": _pack_columns(np.array([[t["score"], *t["features"].values()] for t in targets], dtype=np.float64)),
     }
 
 
@@ -166,8 +173,7 @@ def _unpack_targets(block: dict, pairs: tuple[tuple[str, str], ...]) -> list[dic
         named = [pairs[i] for i in np.frombuffer(block["targets"], dtype="<u2").tolist()]
         columns["contest_id"] = [c for c, _ in named]
         columns["option_id"] = [o for _, o in named]
-    scores = _unpack_numbers(block["score"])
-    values = [_unpack_numbers(v) for v in block["values"]]
+    scores, *values = [_unpack_column(v) for v in block["values"]]
     names = block["features"]
     return [
         {
@@ -186,6 +192,7 @@ def _unpack_targets(block: dict, pairs: tuple[tuple[str, str], ...]) -> list[dic
 
 # -- pages and the sheet -------------------------------------------------------------------
 def _pack_page(page: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
+    """A page of the reader's own shape as a positional record (`PAGE_KEYS`, no key names); any other kept as is."""
     if not isinstance(page, dict):
         return page
     out = dict(page)
@@ -194,12 +201,20 @@ def _pack_page(page: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
         out["digest"] = bytes.fromhex(digest)  # 32 bytes, not 64 characters; hex again on the way out
     if _is_standard(out.get("targets")):
         out["targets"] = _pack_targets(out["targets"], pairs)
+    if tuple(out) == PAGE_KEYS:
+        values = [out[k] for k in PAGE_KEYS[:-1]]  # not ``timings_ms``
+        return msgpack.ExtType(_PAGE, msgpack.packb(values, use_bin_type=True))
     if "timings_ms" in out:
         out["timings_ms"] = None  # kept in its place, so the keys come back in their order
     return out
 
 
 def _unpack_page(page: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
+    if isinstance(page, msgpack.ExtType):
+        if page.code != _PAGE:
+            raise EvidenceError(f"unknown record type {page.code} in the stored evidence")
+        page = dict(zip(PAGE_KEYS, msgpack.unpackb(page.data, raw=False, strict_map_key=False)))
+        page["timings_ms"] = None
     if not isinstance(page, dict):
         return page
     out = dict(page)
@@ -284,12 +299,41 @@ def to_stored_evidence(evidence: str | bytes | None, election: Any = None) -> by
     return encode_evidence(json.loads(evidence), election)
 
 
-def encode_marks(text: str | None) -> bytes | None:
-    """The marks' JSON text (docs/marks.md) as stored in schema 3: zlib-compressed, byte for byte."""
-    return None if text is None else zlib.compress(text.encode("utf-8"), 9)
+def marks_dictionary(election: Any) -> bytes:
+    """The preset zlib dictionary marks are compressed with: the election's marks with nothing marked.
+
+    Marks text (`tabulate.rules.marks_to_dict`) is mostly the election's ids
+    and ``{"scan":"unmarked","hand":"unmarked","score":...}``; a dictionary
+    holding them lets each sheet's marks refer to it instead of spelling them
+    out. It is part of the stored format: derived from the store's own
+    election (fixed by its hash), and never changed for a given election.
+    """
+    contests: dict[str, list[str]] = {}
+    for cid, oid in _pairs(election):
+        contests.setdefault(cid, []).append(oid)
+    blank = '{"scan":"unmarked","hand":"unmarked","score":0.0}'
+    body = ",".join(
+        f'"{cid}":{{' + ",".join(f'"{oid}":{blank}' for oid in options) + "}" for cid, options in contests.items()
+    )
+    marked = '"scan":"marked","hand":"marked","score":0.'
+    return f'{marked}"fwab":true,"write_in_ink":true,"write_in_name":"{{"marks":{{{body}}}}}'.encode()
 
 
-def decode_marks(packed: bytes | None, text: str | None = None) -> str | None:
+def encode_marks(text: str | None, election: Any = None) -> bytes | None:
+    """The marks' JSON text (docs/marks.md) as stored in schema 3: zlib-compressed, byte for byte.
+
+    With the election, against `marks_dictionary` (the stream then names the
+    dictionary by its Adler-32, so it cannot be read with another by mistake).
+    """
+    if text is None:
+        return None
+    if election is None:
+        return zlib.compress(text.encode("utf-8"), 9)
+    c = zlib.compressobj(9, zdict=_marks_dictionary(election))
+    return c.compress(text.encode("utf-8")) + c.flush()
+
+
+def decode_marks(packed: bytes | None, text: str | None = None, election: Any = None) -> str | None:
     """The marks' JSON text from a row: ``marks`` (schema 2, plain text) or ``marks_z`` (schema 3).
 
     A row never holds both: one that does was edited outside tabulate, and is refused
@@ -300,6 +344,16 @@ def decode_marks(packed: bytes | None, text: str | None = None) -> str | None:
     if text is not None:
         raise EvidenceError("the stored marks are in both columns (marks and marks_z)")
     try:
-        return zlib.decompress(bytes(packed)).decode("utf-8")
+        d = zlib.decompressobj(zdict=_marks_dictionary(election)) if election is not None else zlib.decompressobj()
+        return (d.decompress(bytes(packed)) + d.flush()).decode("utf-8")
     except (zlib.error, UnicodeDecodeError) as e:
         raise EvidenceError(f"the stored marks cannot be read: {e}") from None
+
+
+_DICTIONARIES: dict[str, bytes] = {}
+
+
+def _marks_dictionary(election: Any) -> bytes:
+    if election.hash not in _DICTIONARIES:
+        _DICTIONARIES[election.hash] = marks_dictionary(election)
+    return _DICTIONARIES[election.hash]
