@@ -154,6 +154,15 @@ def test_the_marks_come_back_byte_for_byte_and_never_from_two_columns():
         decode_marks(encode_marks(text), text)
 
 
+def test_marks_kept_against_the_elections_dictionary_need_that_election(election):
+    text = '{"id":"x","style":"1","marks":{"president":{"pres-hale":{"scan":"marked","hand":"marked","score":0.6}}}}'
+    packed = encode_marks(text, election)
+    assert decode_marks(packed, None, election) == text
+    assert len(packed) < len(encode_marks(text))
+    with pytest.raises(EvidenceError):
+        decode_marks(packed)  # the stream names its dictionary: never read without it
+
+
 def test_targets_the_election_names_are_kept_as_their_place_in_it(election):
     doc = _reading()
     blob = encode_evidence(doc, election)
@@ -173,7 +182,11 @@ def _as_schema_2(db) -> None:
         text = None if blob is None else json.dumps(store.evidence(sid), separators=(",", ":"))
         raw.execute(
             "UPDATE readings SET evidence = ?, marks = ?, marks_z = NULL WHERE sheet_id = ?",
-            (None if text is None else zlib.compress(text.encode(), 1), decode_marks(packed), sid),
+            (
+                None if text is None else zlib.compress(text.encode(), 1),
+                store.sheet(sid).marks if packed else None,
+                sid,
+            ),
         )
     ids = [r[0] for r in raw.execute("SELECT id FROM sheets")]
     store._append_event(raw, "sheets_recorded", data={"as": "schema 2"}, facts=store._sheet_facts(raw, ids))

@@ -335,9 +335,10 @@ class SQLiteStore(JournalMixin):
             ],
         )
         if status != "duplicate" and (o.evidence is not None or o.marks is not None):
+            election = self.election()
             db.execute(
                 "INSERT INTO readings (sheet_id, evidence, marks_z) VALUES (?, ?, ?)",
-                (sheet_id, to_stored_evidence(o.evidence, self.election()), encode_marks(o.marks)),
+                (sheet_id, to_stored_evidence(o.evidence, election), encode_marks(o.marks, election)),
             )
         if votes is not None:
             db.executemany(
@@ -421,8 +422,9 @@ class SQLiteStore(JournalMixin):
             )
             if mod is not None:
                 modified[sid][cid] = contest_votes_from_dict(json.loads(mod))
+        election = self.election()
         marks = {
-            sid: decode_marks(packed, text)
+            sid: decode_marks(packed, text, election)
             for sid, text, packed in self._db.execute(
                 f"SELECT sheet_id, marks, marks_z FROM readings WHERE sheet_id IN ({marks_})", ids
             )
