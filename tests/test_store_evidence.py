@@ -124,6 +124,13 @@ def test_numbers_off_the_readers_grid_are_kept_exactly_never_rounded_again():
     assert json.dumps(back) == json.dumps(_without_timings(doc))
 
 
+def test_a_reader_with_other_features_keeps_their_names():
+    doc = _reading()
+    for t in doc["pages"][0]["targets"]:
+        t["features"] = {"dark": t["features"]["dark"], "new_feature": 0.25}
+    assert decode_evidence(encode_evidence(doc)) == _without_timings(doc)
+
+
 def test_evidence_in_another_shape_is_kept_as_it_is():
     """`tabulate review-sample` and tests write evidence of their own shape: ints, missing keys."""
     for doc in ({"score": 0.5}, {"pages": [{"targets": [{"contest_id": "c", "score": 1}]}]}, {"pages": []}):

@@ -55,6 +55,11 @@ PAGE_KEYS = (
     "skew_deg", "scale", "residual_in", "transform", "paper", "ink", "targets", "flags", "timings_ms",
 )  # fmt: skip
 _PAGE = 1  # the msgpack extension type of a positional page record
+#: The reader's feature names when schema 3 was written (`tabulate.kernels.FEATURES` but the score): a page
+#: whose features are these, in this order, stores 0 instead of the names. Part of the format: never edit it.
+FEATURES_V3 = (
+    "dark", "erasure", "ring", "crossings", "marking", "write_in", "dx_px", "dy_px", "match", "paper", "deep",
+)  # fmt: skip
 _LEVEL = 6
 
 
@@ -144,7 +149,7 @@ def _pack_targets(targets: list[dict], pairs: tuple[tuple[str, str], ...]) -> di
     where = {pair: n for n, pair in enumerate(pairs)}
     at = [where.get((t["contest_id"], t["option_id"])) for t in targets]
     # A target the election names is kept as its place in the election (2 bytes, not two ids).
-    named = all(n is not None for n in at) and len(pairs) < 2**16
+    named = all(n is not None for n in at) and len(pairs) < 2**15
     keys = _STRING_KEYS[2:] if named else _STRING_KEYS
     columns = {k: [index(t[k]) for t in targets] for k in keys}
     clauses = [[index(c) for c in t["hand_clauses"]] for t in targets]
@@ -154,10 +159,11 @@ def _pack_targets(targets: list[dict], pairs: tuple[tuple[str, str], ...]) -> di
         "n": len(targets),
         "strings": list(strings),
         "index": wide,
-        **({"targets": np.asarray(at, dtype="<u2").tobytes()} if named else {}),
+        # A page's targets run in ballot order, so their places step by small amounts.
+        **({"targets": np.diff(np.asarray(at, dtype=np.int64), prepend=0).astype("<i2").tobytes()} if named else {}),
         **{k: np.asarray(v, dtype=wide).tobytes() for k, v in columns.items()},
         "clauses": clauses,
-        "features": names,
+        "features": 0 if tuple(names) == FEATURES_V3 else names,
         # One column per number: the score, then each feature (``features`` names them).
         "values": _pack_columns(np.array([[t["score"], *t["features"].values()] for t in targets], dtype=np.float64)),
     }
@@ -170,11 +176,11 @@ def _unpack_targets(block: dict, pairs: tuple[tuple[str, str], ...]) -> list[dic
     if "targets" in block:
         if not pairs:
             raise EvidenceError("this evidence names its targets by the election's order: decode it with the election")
-        named = [pairs[i] for i in np.frombuffer(block["targets"], dtype="<u2").tolist()]
+        named = [pairs[i] for i in np.cumsum(np.frombuffer(block["targets"], dtype="<i2").astype(np.int64)).tolist()]
         columns["contest_id"] = [c for c, _ in named]
         columns["option_id"] = [o for _, o in named]
     scores, *values = [_unpack_column(v) for v in block["values"]]
-    names = block["features"]
+    names = FEATURES_V3 if block["features"] == 0 else block["features"]
     return [
         {
             "contest_id": columns["contest_id"][i],
