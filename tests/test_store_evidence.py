@@ -119,6 +119,8 @@ def test_numbers_off_the_readers_grid_are_kept_exactly_never_rounded_again():
     doc = _reading()
     doc["pages"][0]["targets"][0]["score"] = 1 / 3  # not a count of 1/10,000
     doc["pages"][0]["targets"][1]["features"]["paper"] = float("nan")
+    doc["pages"][0]["skew_deg"] = 1 / 3  # a page's geometry: millionths only where exact
+    doc["pages"][0]["transform"][2] = 2.0**-30
     back = decode_evidence(encode_evidence(doc))
     assert back["pages"][0]["targets"][0]["score"] == 1 / 3
     assert json.dumps(back) == json.dumps(_without_timings(doc))

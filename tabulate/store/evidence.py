@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import zlib
 from typing import Any, Mapping
 
@@ -46,6 +47,8 @@ import numpy as np
 MAGIC = b"TEV3"
 #: Numbers are kept as whole counts of 1/SCALE (the reader rounds scores and features to 4 decimals).
 SCALE = 10_000
+#: A page's geometry (transform, scale, skew) is kept as whole counts of 1/MICRO where exact.
+MICRO = 1_000_000
 _TARGET_KEYS = ("contest_id", "option_id", "kind", "score", "scan", "hand", "hand_clauses", "features")
 _STRING_KEYS = ("contest_id", "option_id", "kind", "scan", "hand")
 _HEX64 = frozenset("0123456789abcdef")
@@ -197,6 +200,38 @@ def _unpack_targets(block: dict, pairs: tuple[tuple[str, str], ...]) -> list[dic
 
 
 # -- pages and the sheet -------------------------------------------------------------------
+def _to_micro(v: Any) -> int | None:
+    """A float as whole millionths when that is exact (the reader rounds a page's geometry to at most 6 decimals)."""
+    if type(v) is not float or not math.isfinite(v) or abs(v) >= 2**40:
+        return None
+    k = round(v * MICRO)
+    return k if k / MICRO == v else None
+
+
+def _scaled(values: list) -> list:
+    """``[mask, *values]``: each float (or list of floats) in millionths where exact, bit i of mask saying so.
+
+    A float is 9 bytes in msgpack; a page's transform, scale and skew in millionths take 3 to 5.
+    """
+    mask, out = 0, []
+    for i, v in enumerate(values):
+        items = v if type(v) is list and v else [v]
+        micro = [_to_micro(x) for x in items]
+        if all(k is not None for k in micro):
+            mask |= 1 << i
+            out.append(micro if type(v) is list else micro[0])
+        else:
+            out.append(v)
+    return [mask, *out]
+
+
+def _unscaled(record: list) -> list:
+    mask, *values = record
+    return [
+        ([k / MICRO for k in v] if type(v) is list else v / MICRO) if mask >> i & 1 else v for i, v in enumerate(values)
+    ]
+
+
 def _pack_page(page: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
     """A page of the reader's own shape as a positional record (`PAGE_KEYS`, no key names); any other kept as is."""
     if not isinstance(page, dict):
@@ -209,7 +244,7 @@ def _pack_page(page: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
         out["targets"] = _pack_targets(out["targets"], pairs)
     if tuple(out) == PAGE_KEYS:
         values = [out[k] for k in PAGE_KEYS[:-1]]  # not ``timings_ms``
-        return msgpack.ExtType(_PAGE, msgpack.packb(values, use_bin_type=True))
+        return msgpack.ExtType(_PAGE, msgpack.packb(_scaled(values), use_bin_type=True))
     if "timings_ms" in out:
         out["timings_ms"] = None  # kept in its place, so the keys come back in their order
     return out
@@ -219,7 +254,7 @@ def _unpack_page(page: Any, pairs: tuple[tuple[str, str], ...]) -> Any:
     if isinstance(page, msgpack.ExtType):
         if page.code != _PAGE:
             raise EvidenceError(f"unknown record type {page.code} in the stored evidence")
-        page = dict(zip(PAGE_KEYS, msgpack.unpackb(page.data, raw=False, strict_map_key=False)))
+        page = dict(zip(PAGE_KEYS, _unscaled(msgpack.unpackb(page.data, raw=False, strict_map_key=False))))
         page["timings_ms"] = None
     if not isinstance(page, dict):
         return page
