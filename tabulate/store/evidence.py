@@ -43,6 +43,8 @@ from typing import Any, Mapping
 import msgpack
 import numpy as np
 
+from ..core.errors import TabulateError
+
 #: The first bytes of a schema-3 evidence blob (a zlib stream starts with 0x78, so the two cannot be confused).
 MAGIC = b"TEV3"
 #: Numbers are kept as whole counts of 1/SCALE (the reader rounds scores and features to 4 decimals).
@@ -66,8 +68,10 @@ FEATURES_V3 = (
 _LEVEL = 6
 
 
-class EvidenceError(ValueError):
+class EvidenceError(TabulateError, ValueError):
     """A stored evidence blob that cannot be decoded (altered outside tabulate, or truncated)."""
+
+    code = "store_evidence"
 
 
 # -- numbers -----------------------------------------------------------------------------
