@@ -20,6 +20,7 @@ SAMPLE_PARAMS = {
     "area": "marking",
     "name": "bob",
     "audit_id": "1",
+    "key": "ours",
 }
 
 

@@ -34,7 +34,7 @@ from ..store.base import LIVE_STATUSES
 from . import auditlog
 from .explain import contest_outcome, option_label, reason_sentence, when_words
 from .records import adjudicated_counts, current_decisions, votes_from_dict
-from .source import ReviewSheet, StoreSource
+from .source import ReviewSheet, SourceError, StoreSource
 
 
 class BallotNotFound(TabulateError, LookupError):
@@ -187,14 +187,17 @@ def _targets(election, sheet: ReviewSheet, contest) -> tuple[TargetLine, ...]:
 
 
 def _contests(election, sheet: ReviewSheet, after, write_ins) -> tuple[ContestStory, ...]:
-    from ..election.layout import layout_style
+    from .layouts import style_layout
 
     if sheet.interpreted is None and after is None:
         return ()
     style_id = sheet.style_id or (after.style_id if after is not None else None)
     page_of = {}
     if style_id:
-        page_of = {cid: p.page for p in layout_style(election, style_id).pages for cid, _ in p.contest_boxes}
+        try:
+            page_of = {cid: p.page for p in style_layout(election, sheet, style_id) for cid, _ in p.contest_boxes}
+        except SourceError:
+            page_of = {}  # read with a template set the store does not hold: pages unknown, said as such
     queued = set(election.adjudication.reasons)
     out = []
     for contest in election.style_contests(style_id):
@@ -403,6 +406,12 @@ def _sentence(election, sheet: ReviewSheet, r) -> str:
     return reason_sentence(election, r, mark, sheet.targets.get((r.contest_id, r.option_id)) if r.option_id else None)
 
 
+def _template_words(sheet: ReviewSheet, page) -> str:
+    where = f"style {sheet.style_id} page {page.layout_page}" if page.layout_page else "page not identified"
+    held = "" if sheet.templates is not None else " (not recorded in this store)"
+    return f"template set {page.template_set[:12]}{held}, {where}"
+
+
 def explain_ballot(store, conn: sqlite3.Connection, sheet_id: int) -> BallotExplanation:
     """Everything about one sheet, for the CLI and the review app (see the module docstring)."""
     source = StoreSource(store)
@@ -422,6 +431,8 @@ def explain_ballot(store, conn: sqlite3.Connection, sheet_id: int) -> BallotExpl
             "page": {1: "front", 2: "back"}.get(p.layout_page, "unknown"),
             "file": stored.pages[p.side - 1].source,
             "sha256": p.sha256,
+            # Read with a template set (issue #11): which one, so the layout it was scored on can be found.
+            **({"template": _template_words(sheet, p)} if p.template_set else {}),
         }
         for p in sheet.pages_in_order
     )

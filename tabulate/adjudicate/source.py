@@ -24,6 +24,7 @@ from ..core.errors import TabulateError
 from ..election import PAPER_SIZES_IN, Election
 from ..rules import AdjudicationReason, BallotMarks, BallotVotes, ContestVotes
 from ..store.records import marks_from_json
+from ..templates import TemplateSet
 
 
 class SourceError(TabulateError, RuntimeError):
@@ -39,13 +40,15 @@ class PageSide:
     ``side`` is its number in the store (1 = first fed), which image URLs
     carry; ``layout_page`` is 1 (front) or 2 (back) when the reader could tell;
     ``affine`` maps page inches to image ``(col, row)`` (a 2x3 array), when
-    the reader registered the page.
+    the reader registered the page; ``template_set`` the digest of the
+    template set it was read with (None: our own layout).
     """
 
     side: int
     sha256: str
     layout_page: int | None = None
     affine: np.ndarray | None = None
+    template_set: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,10 @@ class ReviewSheet:
     #: ``(contest id, option id) -> the reader's evidence for the target`` (features, hand-count clauses).
     targets: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
     modified: Mapping[str, ContestVotes] = field(default_factory=dict)
+    #: Read with a template set: its digest, and the set as the store's journal records it (None when
+    #: the store does not record it). Our own ballots: both None.
+    template_set: str | None = None
+    templates: TemplateSet | None = field(default=None, compare=False, repr=False)
 
     @property
     def fwab(self) -> bool:
@@ -114,7 +121,7 @@ def page_sides(evidence: Any, stored_pages: Sequence) -> tuple[PageSide, ...]:
     first with ``digest``, ``style_code.page`` and ``transform`` (row-major
     ``a..f``: ``col = a x + b y + c``, ``row = d x + e y + f``).
     """
-    by_digest: dict[str, tuple[int | None, np.ndarray | None]] = {}
+    by_digest: dict[str, tuple[int | None, np.ndarray | None, str | None]] = {}
     ev_pages = evidence.get("pages") if isinstance(evidence, Mapping) else None
     for page in ev_pages if isinstance(ev_pages, Sequence) else ():
         if not isinstance(page, Mapping):
@@ -126,12 +133,13 @@ def page_sides(evidence: Any, stored_pages: Sequence) -> tuple[PageSide, ...]:
             if page.get("transform", page.get("affine")) is not None
             else None
         )
+        tset = page.get("template_set") if isinstance(page.get("template_set"), str) else None
         if isinstance(page.get("digest"), str):
-            by_digest[page["digest"]] = (number if number in (1, 2) else None, affine)
+            by_digest[page["digest"]] = (number if number in (1, 2) else None, affine, tset)
     out = []
     for side, p in enumerate(stored_pages, 1):
-        number, affine = by_digest.get(p.sha256, (None, None))
-        out.append(PageSide(side, p.sha256, number, affine))
+        number, affine, tset = by_digest.get(p.sha256, (None, None, None))
+        out.append(PageSide(side, p.sha256, number, affine, tset))
     return tuple(out)
 
 
@@ -152,6 +160,7 @@ class StoreSource:
         self.store = store
         self._base_dir = Path(base_dir) if base_dir is not None else Path(store.path).resolve().parent
         self._election: Election | None = None
+        self._template_sets: dict = {}
 
     # -- reading -------------------------------------------------------------------
     def election(self) -> Election:
@@ -177,6 +186,9 @@ class StoreSource:
             except (KeyError, ValueError):
                 evidence = None
         reasons = tuple(AdjudicationReason(r.code, r.contest_id, r.option_id, r.detail) for r in s.reasons)
+        pages = page_sides(evidence, s.pages)
+        digest = next((p.template_set for p in pages if p.template_set), None)
+        tset = self.template_set(digest) if digest else None
         return ReviewSheet(
             sheet_id=str(s.id),
             ballot_id=s.ballot_id,
@@ -189,10 +201,22 @@ class StoreSource:
             reasons=reasons,
             marks=marks,
             interpreted=s.interpreted,
-            pages=page_sides(evidence, s.pages),
+            pages=pages,
             targets=target_evidence(evidence),
             modified=dict(s.modified),
+            template_set=digest,
+            templates=tset,
         )
+
+    def template_set(self, digest: str) -> TemplateSet | None:
+        """The template set the store's journal records under ``digest`` (`tabulate.templates.recorded`),
+        or None; the journal is read again only when a digest is new to this source."""
+        from ..templates import JOURNAL_KIND, recorded_sets
+
+        if digest not in self._template_sets:
+            self._template_sets.update(recorded_sets(e for e in self.store.journal() if e.kind == JOURNAL_KIND))
+            self._template_sets.setdefault(digest, None)
+        return self._template_sets[digest]
 
     def sheets(self, status: str) -> Iterator[ReviewSheet]:
         """Sheets with a store status (``needs_review``, ``rejected`` ...), in batch order."""

@@ -135,9 +135,16 @@ def _reread_task(args) -> tuple[Interpretation | None, int, str]:
     return reread(election, sheet, reader, attempts=attempts)
 
 
-def _rereads(election: Election, sheets: list[StoredSheet], reader: Reader, attempts: int, workers: int):
+def _rereads(
+    election: Election,
+    sheets: list[StoredSheet],
+    reader: Reader,
+    attempts: int,
+    workers: int,
+    readers: Mapping[int, Reader],
+):
     """Each sheet's `reread`, in order; on ``workers`` processes when more than one."""
-    jobs = [(election, s, reader, attempts) for s in sheets]
+    jobs = [(election, s, readers.get(s.id, reader), attempts) for s in sheets]
     if workers <= 1 or len(jobs) < 2:
         return [_reread_task(j) for j in jobs]
     import multiprocessing
@@ -159,12 +166,14 @@ def recount_sheets(
     original: Mapping[int, tuple[str, ...]] | None = None,
     attempts: int = ATTEMPTS,
     workers: int = 1,
+    readers: Mapping[int, Reader] | None = None,
 ) -> list[RecountBallot]:
     """The machine part of the recount: every sheet of the race re-read, counted or set aside.
 
     Duplicates are left out (they are the same paper as a sheet already
     here); everything else the store holds for the race is accounted for.
-    ``reader`` must be picklable (a module-level function) when ``workers > 1``.
+    ``reader`` must be picklable (a module-level function) when ``workers > 1``. ``readers`` gives
+    a sheet (by id) another one: the template set it was scanned with (`tabulate.central.recorded`).
     """
     election.contest(contest_id)  # KeyError for a race the election does not have
     original = original or {}
@@ -176,7 +185,7 @@ def recount_sheets(
         and _holds(election, s, contest_id)
     ]
     out = []
-    for s, (result, n, why) in zip(chosen, _rereads(election, chosen, reader, attempts, workers)):
+    for s, (result, n, why) in zip(chosen, _rereads(election, chosen, reader, attempts, workers, readers or {})):
         base = dict(
             sheet_id=s.id,
             label=s.label,

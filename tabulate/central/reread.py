@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..election import PAPER_SIZES_IN
 from ..store.base import LIVE_STATUSES, Store
@@ -35,9 +35,17 @@ def page_source(source: str, base_dir: Path) -> PageSource:
 
 
 def reread_problem(
-    store: Store, *, interpreter: Interpreter = interpret_sheet, progress: Callable[[int], None] | None = None
+    store: Store,
+    *,
+    interpreter: Interpreter = interpret_sheet,
+    progress: Callable[[int], None] | None = None,
+    interpreters: Mapping[int, Interpreter] | None = None,
 ) -> tuple[str | None, int]:
-    """Re-read every live sheet; the first that differs from the store (one line), and how many were read."""
+    """Re-read every live sheet; the first that differs from the store (one line), and how many were read.
+
+    ``interpreters`` gives a sheet (by id) its own: the template set it was scanned with
+    (`tabulate.central.recorded.template_interpreters`).
+    """
     election = store.election()
     paper_in = PAPER_SIZES_IN[election.paper_size]
     base_dir = Path(store.path).resolve().parent
@@ -57,7 +65,7 @@ def reread_problem(
                     f"scanned (SHA-256 {digest[:12]}, the store sealed {page.sha256[:12]})"
                 ), n
             data.append(content)
-        again = interpreter(election, data)
+        again = (interpreters or {}).get(sheet.id, interpreter)(election, data)
         n += 1
         if progress is not None:
             progress(n)

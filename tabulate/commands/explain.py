@@ -116,7 +116,11 @@ def format_explanation(exp) -> str:
         )
     else:
         lines.append("  CVR:     not in the cast vote records")
-    lines += ["", "Images"] + [f"  {i['page']}: {i['file']} (sha256 {i['sha256'][:12]})" for i in exp.images]
+    lines += ["", "Images"] + [
+        f"  {i['page']}: {i['file']} (sha256 {i['sha256'][:12]})"
+        + (f"; read with {i['template']}" if "template" in i else "")
+        for i in exp.images
+    ]
     if exp.reasons:
         lines += ["", "Why it was flagged or set aside (a sheet may have several reasons)"]
         lines += [f"  - {r['words']}: {r['sentence']}" if r["sentence"] else f"  - {r['words']}" for r in exp.reasons]

@@ -29,6 +29,15 @@ def register(subparsers) -> None:
     p.add_argument("--out", type=Path, metavar="DIR", help="write recount.txt, recount-sbe82.pdf, recount-sbe49.pdf")
     p.add_argument("--workers", type=int, metavar="N", help="reader processes (default: every core)")
     p.add_argument(
+        "--templates",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a template set some sheets were scanned with, if it moved since (default: where the store "
+        "recorded it); repeatable",
+    )
+    p.add_argument(
         "--send-to-board",
         action="store_true",
         help="put the set-aside ballots awaiting the board in the review queue for the board",
@@ -134,6 +143,7 @@ def run_recount(args: argparse.Namespace) -> int:
     from ..audit.recount import recount_result, recount_sheets
     from ..audit.recount_report import recount_text, sbe49_form, sbe82_form
     from ..central.interpret import interpret_sheet
+    from ..central.recorded import TemplateSetMissing, template_interpreters
     from ..report.pdf import write_form
     from ..store import StoreError, open_store
     from .store_reports import _log_export
@@ -154,11 +164,17 @@ def run_recount(args: argparse.Namespace) -> int:
         if contest.type != "candidate":
             raise UsageError(f"{args.contest} is a question; a recount (31 KAR 4:220) is of a race")
         original = original_selections(store, conn, contest.id)
+        sheets = list(store.sheets())
+        try:  # a county's ballots are read again with the template set they were scanned with (issue #11)
+            readers = template_interpreters(store, [s.id for s in sheets], args.templates)
+        except TemplateSetMissing as e:
+            raise UsageError(str(e)) from None
         ballots = recount_sheets(
             election,
             contest.id,
-            list(store.sheets()),
+            sheets,
             interpret_sheet,
+            readers=readers,
             tabulator=args.tabulator,
             original=original,
             workers=max(1, args.workers or os.cpu_count() or 1),

@@ -181,11 +181,12 @@ def run_scan(args: argparse.Namespace) -> int:
         raise UsageError(f"--cluster {args.cluster!r}: give local:N or a scheduler address tcp://HOST:PORT")
     plan = _plan(args)
     interpreter = {}
+    template_reader = None
     if args.templates:
         from ..central.interpret import TemplateInterpreter
         from .templates import reader_for
 
-        reader_for(Path(args.templates))  # one line now if the folder is not a template set
+        template_reader = reader_for(Path(args.templates))  # one line now if the folder is not a template set
         interpreter = {"interpreter": TemplateInterpreter(str(Path(args.templates).resolve()))}
     store = open_bound_store(args.db, election, document)
     lock = batch_lock(args.db, store, args.batch)
@@ -197,6 +198,10 @@ def run_scan(args: argparse.Namespace) -> int:
             )
         except StoreError as e:
             raise UsageError(str(e)) from None
+        if template_reader is not None:
+            from .templates import record_set
+
+            record_set(store, template_reader, batch_id=batch.id)
         try:
             summary = run_batch(
                 store,

@@ -23,7 +23,8 @@ def register(subparsers) -> None:
         "--templates",
         type=Path,
         metavar="DIR",
-        help="the template set the sheets were read with (its thresholds; default the election's)",
+        help="a template set whose thresholds to draw (default: the set the store records the sheets were "
+        "read with, else the election's)",
     )
     p.add_argument("--out", required=True, type=Path, metavar="PNG", help="the picture to write")
     p.set_defaults(func=run)
@@ -45,17 +46,38 @@ def run(args) -> int:
             if not match:
                 raise UsageError(f"no batch {args.batch!r} in {args.db}")
             batch_id = match[0].id
-        groups = scores_from_evidence((store.evidence(s.id) or {} for s in store.sheets(batch_id=batch_id)), args.by)
+        evidence = [store.evidence(s.id) or {} for s in store.sheets(batch_id=batch_id)]
+        groups = scores_from_evidence(evidence, args.by)
+        recorded = _recorded_thresholds(store, evidence)
     finally:
         store.close()
     th = election.thresholds
-    marginal, definite = th.marginal, th.definite
+    marginal, definite, whose = th.marginal, th.definite, "the election's"
+    if recorded is not None:
+        marginal, definite, whose = recorded
     if args.templates is not None:
         from .templates import reader_for
 
         t = reader_for(args.templates).thresholds
-        marginal, definite = t.marginal, t.definite
+        marginal, definite, whose = t.marginal, t.definite, f"those of {args.templates}"
     args.out.write_bytes(histogram_png(groups, marginal, definite))
     n = sum(len(v) for v in groups.values())
-    print(f"wrote {args.out}: {n} target scores in {len(groups)} groups; thresholds {marginal:.3f} / {definite:.3f}")
+    print(
+        f"wrote {args.out}: {n} target scores in {len(groups)} groups; thresholds {marginal:.3f} / {definite:.3f} ({whose})"
+    )
     return 0
+
+
+def _recorded_thresholds(store, evidence: list[dict]) -> tuple[float, float, str] | None:
+    """The thresholds of the one template set the sheets were read with, as the store's journal
+    records it (`tabulate scan --templates`); None for our own ballots or a mix."""
+    from ..report.scores import scores_by_reader
+    from ..templates import JOURNAL_KIND, recorded_sets
+
+    readers = list(scores_by_reader(evidence))
+    if len(readers) != 1 or readers[0] is None:
+        return None
+    tset = recorded_sets(e for e in store.journal() if e.kind == JOURNAL_KIND).get(readers[0])
+    if tset is None:
+        return None
+    return tset.marginal, tset.definite, f"template set {tset.digest[:12]}, as the store records it"

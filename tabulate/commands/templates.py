@@ -65,3 +65,14 @@ def reader_for(folder: Path | None):
         return TemplateReader(str(folder))
     except TemplateError as e:
         raise UsageError(str(e)) from None
+
+
+def record_set(store, reader, *, batch_id: int | None = None) -> None:
+    """Write the set ``reader`` reads with into the store's journal, once: review, explain and
+    ``scores`` then find each page's template in the store (`tabulate.templates.recorded`)."""
+    from ..templates import JOURNAL_KIND, recorded_sets
+
+    tset = reader.tset
+    if tset.digest in recorded_sets(e for e in store.journal() if e.kind == JOURNAL_KIND):
+        return
+    store.log(JOURNAL_KIND, batch_id=batch_id, data=tset.journal_data())

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import UsageError
 
@@ -49,6 +50,15 @@ def register(subparsers) -> None:
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
     p.add_argument("--images", action="store_true", help="also re-read every image (a recount from the evidence)")
     p.add_argument("--from-head", metavar="HASH", help="a head hash published earlier that the journal must hold")
+    p.add_argument(
+        "--templates",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a template set some sheets were scanned with, for --images, if it moved since (default: where the store "
+        "recorded it); repeatable",
+    )
     p.add_argument("--fast", action="store_true", help="only the chain and the sealed rows (what reports run)")
     p.set_defaults(func=run_verify)
 
@@ -118,9 +128,14 @@ def run_verify(args: argparse.Namespace) -> int:
     try:
         result = check(store, conn, fast=args.fast, from_head=args.from_head)
         if result.ok and args.images:
+            from ..central.recorded import TemplateSetMissing, template_interpreters
             from ..central.reread import reread_problem
 
-            problem, n = reread_problem(store)
+            try:  # sheets scanned with a template set are read again with it (issue #11)
+                readers = template_interpreters(store, [s.id for s in store.sheets()], args.templates)
+            except TemplateSetMissing as e:
+                raise UsageError(str(e)) from None
+            problem, n = reread_problem(store, interpreters=readers)
             if problem is not None:
                 print(f"tabulate: verify failed: {problem}", file=sys.stderr)
                 return 1

@@ -50,6 +50,9 @@ class PageReading:
     TIFF), ``digest`` the sha256 of the file's bytes. ``transform`` is the
     affine map from page inches to image pixels, row-major
     ``(a, b, c, d, e, f)``: ``col = a x + b y + c``, ``row = d x + e y + f``.
+    ``template_set`` is the sha256 of the template set a page was read with
+    (``tabulate read/scan --templates``; None for our own ballots): with the
+    style and page it names the layout the transform maps onto.
     """
 
     source: str
@@ -74,12 +77,17 @@ class PageReading:
     targets: tuple[TargetReading, ...] = ()
     flags: tuple[str, ...] = ()
     timings_ms: tuple[tuple[str, float], ...] = field(default=(), compare=False)
+    template_set: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.reason_code is None
 
     def to_dict(self) -> dict:
+        # Our own ballots' evidence keeps its shape (no "template_set" key), byte for byte.
+        return {**self._fields(), **({"template_set": self.template_set} if self.template_set else {})}
+
+    def _fields(self) -> dict:
         return {
             "source": self.source,
             "index": self.index,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
@@ -22,16 +23,59 @@ BINS = np.linspace(0.0, 1.0, 101)
 def scores_from_evidence(evidence: Iterable[dict], by: str = "template") -> dict[str, list[float]]:
     """Scores grouped by ``template`` (style and page) or ``contest``, from sheets' evidence
     (`tabulate.detect.SheetReading.to_dict`); rejected pages are left out."""
-    groups: dict[str, list[float]] = defaultdict(list)
+    merged: dict[str, list[float]] = defaultdict(list)
+    for groups in scores_by_reader(evidence, by).values():
+        for key, scores in groups.items():
+            merged[key].extend(scores)
+    return dict(sorted(merged.items()))
+
+
+def scores_by_reader(evidence: Iterable[dict], by: str = "template") -> dict[str | None, dict[str, list[float]]]:
+    """`scores_from_evidence` per layout the pages were read with: the template set's digest
+    (``template_set`` in a page's evidence), or None for our own ballots. Each reader has its own
+    thresholds, so each gets its own picture."""
+    readers: dict[str | None, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for sheet in evidence:
         for page in sheet.get("pages", ()):
             if not page.get("ok"):
                 continue
             code = page.get("style_code") or {}
+            groups = readers[page.get("template_set")]
             for t in page.get("targets", ()):
                 key = f"style {code.get('style_id')} page {code.get('page')}" if by == "template" else t["contest_id"]
                 groups[key].append(float(t["score"]))
-    return dict(sorted(groups.items()))
+    return {
+        r: dict(sorted(g.items())) for r, g in sorted(readers.items(), key=lambda kv: (kv[0] is not None, kv[0] or ""))
+    }
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One group's targets on either side of the thresholds: the histogram as a table (accessibility)."""
+
+    group: str
+    targets: int
+    below_marginal: int
+    between: int
+    definite: int
+
+
+def score_rows(groups: dict[str, list[float]], marginal: float, definite: float) -> list[ScoreRow]:
+    """Per group: below ``marginal`` (unmarked), between the thresholds (a person looks), at or above
+    ``definite`` (marked) - the same cuts as `tabulate.detect.classify`."""
+    rows = []
+    for key, scores in groups.items():
+        a = np.asarray(scores, dtype=np.float64)
+        rows.append(
+            ScoreRow(
+                key,
+                len(a),
+                int((a < marginal).sum()),
+                int(((a >= marginal) & (a < definite)).sum()),
+                int((a >= definite).sum()),
+            )
+        )
+    return rows
 
 
 def histogram_png(groups: dict[str, list[float]], marginal: float, definite: float, *, title: str = "") -> bytes:

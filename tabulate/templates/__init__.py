@@ -10,10 +10,12 @@ detection itself never imports this package.
 """
 
 from .importer import PageMap, import_templates, read_map
-from .model import TemplateError, TemplatePage, TemplateSet, load_set
+from .model import JOURNAL_KIND, TemplateError, TemplatePage, TemplateSet, load_set
 from .read import TemplateReader, blank_scores
+from .recorded import recorded_sets, style_pages
 
 __all__ = [
+    "JOURNAL_KIND",
     "PageMap",
     "TemplateError",
     "TemplatePage",
@@ -23,4 +25,6 @@ __all__ = [
     "import_templates",
     "load_set",
     "read_map",
+    "recorded_sets",
+    "style_pages",
 ]

@@ -10,17 +10,24 @@ review app's crops read it as they read our own.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import Any, Mapping
 
+from ..core.canonical import canonical_json
 from ..core.errors import TabulateError
 from ..election.geometry import Rect
 from ..election.layout import PageLayout, TargetLayout
 
 FORMAT = "tabulate-templates-1"
 MANIFEST = "templates.json"
+#: The journal entry `tabulate scan --templates` writes once per set: the set's document, so the store
+#: itself says which layout each page was read with (the review app's crops, explain, annotations).
+JOURNAL_KIND = "template_set"
 
 
 class TemplateError(TabulateError):
@@ -94,6 +101,20 @@ class TemplateSet:
             if re.fullmatch(pattern, text):
                 return self.page_for(style, page)
         return None
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the set's canonical JSON (`to_dict`): the name a page reading records it by."""
+        return hashlib.sha256(canonical_json(self.to_dict())).hexdigest()
+
+    def journal_data(self) -> dict:
+        """What the store's journal keeps of the set (`JOURNAL_KIND`): its document and digest, no images,
+        and the folder it was read from (where a recount finds its blanks again; not part of the digest)."""
+        return {
+            "sha256": self.digest,
+            "folder": str(Path(self.folder).resolve()) if self.folder else None,
+            "set": self.to_dict(),
+        }
 
     def to_dict(self) -> dict:
         return {
@@ -173,8 +194,21 @@ def load_set(folder: str | Path) -> TemplateSet:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise TemplateError(f"{path}: cannot read the template set: {e}") from None
+    return set_from_dict(doc, str(folder), where=str(path))
+
+
+def set_from_journal(data: Mapping[str, Any]) -> TemplateSet:
+    """The set a `JOURNAL_KIND` entry recorded (no folder: its images stay where they were imported)."""
+    tset = set_from_dict(data["set"], "", where="the store's journal")
+    if tset.digest != data.get("sha256"):
+        raise TemplateError(f"the template set recorded as {data.get('sha256')} in the journal has another digest")
+    return tset
+
+
+def set_from_dict(doc: Mapping[str, Any], folder: str = "", *, where: str = "template set") -> TemplateSet:
+    """The inverse of `TemplateSet.to_dict`; `TemplateError` when ``doc`` is another format."""
     if doc.get("format") != FORMAT:
-        raise TemplateError(f"{path}: format {doc.get('format')!r}, expected {FORMAT!r}")
+        raise TemplateError(f"{where}: format {doc.get('format')!r}, expected {FORMAT!r}")
     pages = []
     for p in doc["pages"]:
         code = p.get("code")
@@ -205,5 +239,5 @@ def load_set(folder: str | Path) -> TemplateSet:
         float(th["definite"]),
         float(doc.get("blank_level", 0.0)),
         tuple(tuple(c) for c in doc.get("code_patterns", ())),
-        str(folder),
+        folder,
     )

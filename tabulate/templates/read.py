@@ -105,7 +105,7 @@ class TemplateReader:
     ) -> PageReading:
         """Read one decoded page (greyscale ``uint8``) with the set; never raises."""
         timings = _timings if _timings is not None else []
-        base: dict = {"source": source, "index": index, "digest": digest}
+        base: dict = {"source": source, "index": index, "digest": digest, "template_set": self.tset.digest}
         try:
             if image.dtype != np.uint8 or image.ndim != 2:
                 raise ReadError(

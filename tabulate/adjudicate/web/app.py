@@ -18,7 +18,17 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .. import schema
-from . import views_admin, views_audit, views_auth, views_board, views_explain, views_images, views_queue, views_review
+from . import (
+    views_admin,
+    views_audit,
+    views_auth,
+    views_board,
+    views_explain,
+    views_images,
+    views_queue,
+    views_review,
+    views_scores,
+)
 from .context import AppState
 
 #: The largest request body accepted: a review form is a few kB.
@@ -67,6 +77,7 @@ ROUTES = [
     Route("/login", views_auth.login, methods=["GET", "POST"]),
     Route("/logout", views_auth.logout, methods=["POST"]),
     Route("/progress", views_queue.progress_page),
+    Route("/progress/scores/{key}.png", views_scores.scores_png),
     Route("/queue", views_queue.queue_page),
     Route("/queue/next", views_queue.next_ballot, methods=["POST"]),
     Route("/team/invite", views_queue.team_invite, methods=["POST"]),

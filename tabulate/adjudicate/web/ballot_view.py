@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ...election import Election
-from ...election.layout import layout_style
 from ...rules import OptionMark
 from ...rules.types import AdjudicationReason
 from ..entries import Entry
 from ..explain import option_label, reason_sentence
+from ..layouts import style_layout
 from ..queue import DAMAGED
-from ..source import ReviewSheet
+from ..source import ReviewSheet, SourceError
 from . import forms
 
 
@@ -124,9 +124,12 @@ def build(
     styles = [(s.id, f"Style {s.id} ({', '.join(s.precincts)})") for s in election.ballot_styles]
     if not style_id:
         return BallotView(sheet, [], ballot_reasons, pages, manual, "", precinct_id, styles)
-    layout = layout_style(election, style_id)
-    page_of = {cid: p.page for p in layout.pages for cid, _ in p.contest_boxes}
-    target_page = {(t.contest_id, t.option_id): p.page for p in layout.pages for t in p.targets}
+    try:
+        layout = style_layout(election, sheet, style_id)
+    except SourceError:
+        layout = ()  # read with a template set the store does not hold: the pages without zooms or crops
+    page_of = {cid: p.page for p in layout for cid, _ in p.contest_boxes}
+    target_page = {(t.contest_id, t.option_id): p.page for p in layout for t in p.targets}
     by_contest: dict[str, list] = {}
     named: set[tuple[str, str]] = set()
     for r in reasons:

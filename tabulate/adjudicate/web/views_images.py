@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from ...election.layout import layout_style
 from .. import images, queue
+from ..layouts import page_layout
 from ..source import ReviewSheet, SourceError
 from .context import Ctx, endpoint, forbidden
 
@@ -64,10 +64,13 @@ def page_image(ctx: Ctx, sheet_id: str, side: int) -> Response:
 
 
 def _rectified(ctx: Ctx, sheet: ReviewSheet, page, gray):
-    election = ctx.source.election()
-    if page.affine is None or page.layout_page is None or not sheet.style_id:
+    """The page resampled onto the layout it was read with (the template set's page, or ours)."""
+    try:
+        layout_page = page_layout(ctx.source.election(), sheet, page)
+    except SourceError:
+        return None, None  # read with a set the store does not hold: shown as scanned, no crops
+    if layout_page is None:
         return None, None
-    layout_page = layout_style(election, sheet.style_id).pages[page.layout_page - 1]
     rect = images.cached((page.sha256, "rect"), lambda: images.rectify(gray, page.affine, layout_page))
     return layout_page, rect
 

@@ -45,7 +45,17 @@ def _labels(ctx: Ctx) -> dict:
 @endpoint("progress")
 def progress_page(ctx: Ctx) -> Response:
     refresh(ctx)
-    return ctx.render("progress.html", progress=queue.progress(ctx.conn), **_labels(ctx))
+    from ..scores import score_pictures
+    from .views_scores import by_of
+
+    by = by_of(ctx)
+    return ctx.render(
+        "progress.html",
+        progress=queue.progress(ctx.conn),
+        scores=score_pictures(ctx.source, by),
+        scores_by=by,
+        **_labels(ctx),
+    )
 
 
 def _team_panel(ctx: Ctx) -> dict:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...adjudicate import images
+from ...adjudicate.layouts import page_layout
 from ...adjudicate.source import SourceError, StoreSource
-from ...election.layout import layout_style
 from ...store import Store
 from .state import AuditState
 
@@ -16,11 +16,12 @@ def race_image(source: StoreSource, sheet_id: int, contest_id: str) -> bytes | N
     sheet = source.sheet(str(sheet_id))
     if not sheet.style_id or sheet.marks is None:
         return None
-    layout = layout_style(source.election(), sheet.style_id)
+    election = source.election()
     for page in sheet.pages:
-        if page.affine is None or page.layout_page is None:
+        # The layout the page was read with: a template set's page for a county's own ballots (issue #11).
+        layout_page = page_layout(election, sheet, page)
+        if layout_page is None or page.affine is None:
             continue
-        layout_page = layout.pages[page.layout_page - 1]
         if contest_id not in {cid for cid, _ in layout_page.contest_boxes}:
             continue
         gray = source.page_image(str(sheet_id), page.side)
