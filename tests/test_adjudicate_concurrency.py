@@ -19,11 +19,18 @@ TEAMS = (("alice", "bob"), ("carol", "dave"), ("erin", "frank"), ("gina", "hal")
 COPIES = 5  # 6 flagged ballots per copy of the script
 
 
-@pytest.fixture
-def crowd(tmp_path, fast_passwords):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def crowd(request, tmp_path, fast_passwords):
+    """The crowd's store: a SQLite file, or a PostgreSQL database (every thread a connection of its own)."""
+    if request.param == "postgresql":
+        from pg_server import new_database
+
+        db = new_database()
+    else:
+        db = tmp_path / "crowd.db"
     script = tuple(b for b in SCRIPT if not b.rejected) * COPIES
-    build_sample_store(tmp_path / "crowd.db", tmp_path / "img", script=script, clean=0, dpi=30).close()
-    e = Env(tmp_path / "crowd.db")
+    build_sample_store(db, tmp_path / "img", script=script, clean=0, dpi=30).close()
+    e = Env(db)
     from tabulate.adjudicate import users
 
     users.add_user(e.conn, "frank", "reviewer", "pw-frank-0123456789", party="DEM")

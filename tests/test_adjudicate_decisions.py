@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from test_adjudicate_support import (  # noqa: F401
+    BOTH,
     DAMAGED,
     MARGINAL,
     NAME_NO_MARK,
@@ -17,6 +18,7 @@ from test_adjudicate_support import (  # noqa: F401
     env,
     fast_passwords,
     machine_entry,
+    pg_template,
     team,
     template_store,
 )
@@ -41,6 +43,7 @@ def _both(env, panel, sheet_id, entry_a, entry_b=None, a="alice", b="bob"):
     return first, second
 
 
+@BOTH
 def test_a_team_that_agrees_decides_the_ballot_and_the_store_gets_the_votes(env):
     t = team(env, "alice", "bob")
     entry = machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")], note="light pencil fill")
@@ -63,6 +66,7 @@ def test_a_team_that_agrees_decides_the_ballot_and_the_store_gets_the_votes(env)
     assert logged == ["entry", "entry", "decision", "votes_modified"]
 
 
+@BOTH
 def test_a_team_that_disagrees_sends_the_ballot_to_the_board_which_decides_by_majority(env):
     t = team(env, "alice", "bob")
     vote = machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")])
@@ -147,6 +151,7 @@ def test_an_entry_naming_an_undeclared_candidate_is_refused(env):
         decided_votes(env.election, env.source.sheet(WRITE_IN), entry)
 
 
+@BOTH
 def test_an_entry_needs_the_panels_lease_and_the_current_round(env):
     t1, t2 = team(env, "alice", "bob"), team(env, "carol", "dave")
     _take(env, t1, "alice", MARGINAL)
@@ -171,6 +176,7 @@ def test_when_a_lease_lapses_another_team_decides_afresh(env):
     assert d.members == ("carol (REP)", "dave (DEM)")
 
 
+@BOTH
 def test_only_the_board_reopens_and_the_earlier_decision_stays(env):
     t = team(env, "alice", "bob")
     _both(env, t, MARGINAL, machine_entry(env, MARGINAL))
@@ -193,6 +199,7 @@ def test_only_the_board_reopens_and_the_earlier_decision_stays(env):
     assert [e.action for e in auditlog.entries(env.conn, sheet_id=MARGINAL)].count("reopen") == 1
 
 
+@BOTH
 def test_a_damaged_ballot_is_entered_by_hand_with_both_reviewers_agreeing(env):
     queue.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
     t = team(env, "alice", "bob")

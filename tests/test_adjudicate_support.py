@@ -107,13 +107,49 @@ class Env:
         self.store.close()
 
 
+@pytest.fixture(scope="session")
+def pg_template(tmp_path_factory) -> str:
+    """The same sample store and people on PostgreSQL: a database each test copies (``CREATE DATABASE ... TEMPLATE``)."""
+    from pg_server import new_database
+
+    root = tmp_path_factory.mktemp("adjudicate-pg-template")
+    url = new_database()
+    build_sample_store(url, root / "images").close()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(users, "_hasher", PasswordHasher(**FAST_HASHER))
+        Env(url, create_users=True).close()
+    return url
+
+
+def pg_copy(template_url: str) -> str:
+    """A new database holding a copy of the template's (no connection may be open to the template)."""
+    import psycopg
+    from pg_server import new_database
+
+    url = new_database()
+    name, template = (u.split("@/", 1)[1].split("?", 1)[0] for u in (url, template_url))
+    admin = url.replace(f"/{name}?", "/postgres?")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    return url
+
+
 @pytest.fixture
-def env(template_store, tmp_path, fast_passwords) -> Env:
-    db = tmp_path / "store.db"
-    shutil.copy(template_store, db)
-    e = Env(db, create_users=False)
+def env(request, tmp_path, fast_passwords) -> Env:
+    """The sample store with its people; ``sqlite`` unless a test asks for ``postgresql`` (indirect parametrize)."""
+    if getattr(request, "param", "sqlite") == "postgresql":
+        e = Env(pg_copy(request.getfixturevalue("pg_template")), create_users=False)
+    else:
+        db = tmp_path / "store.db"
+        shutil.copy(request.getfixturevalue("template_store"), db)
+        e = Env(db, create_users=False)
     yield e
     e.close()
+
+
+#: Put on a test to run it on both backends: ``@BOTH`` (the test takes the ``env`` fixture).
+BOTH = pytest.mark.parametrize("env", ["sqlite", "postgresql"], indirect=True)
 
 
 def machine_entry(

@@ -77,17 +77,25 @@ def _outcome(folder: Path, election, position: int, marks: dict, precinct: str, 
 
 
 def county(
-    root: Path, *, barr: int, king: int, overvotes: int = 0, damaged: int = 0, tabulators: tuple[str, ...] = ("1", "2")
+    root: Path,
+    *,
+    barr: int,
+    king: int,
+    overvotes: int = 0,
+    damaged: int = 0,
+    tabulators: tuple[str, ...] = ("1", "2"),
+    db: Path | str | None = None,
 ):
     """A store of the general election with a U.S. House race of ``barr`` to ``king`` votes.
 
     Sheets alternate between precincts A101 and A102 and between the
     tabulators; ``overvotes`` sheets mark both candidates, ``damaged`` sheets
-    do not read at all. Returns (election, document, store path).
+    do not read at all. ``db`` is where (a PostgreSQL URL, say; ``root/county.db`` if None).
+    Returns (election, document, store path).
     """
     doc = general_document()
     election = write_election(root / "election.json", doc)
-    db = root / "county.db"
+    db = root / "county.db" if db is None else db
     store = open_store(db)
     store.bind_election(election, doc)
     plan = ["house-barr"] * barr + ["house-king"] * king + ["over"] * overvotes + ["damaged"] * damaged

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from test_adjudicate_support import (  # noqa: F401
+    BOTH,
     DAMAGED,
     MARGINAL,
     OVERVOTE,
@@ -16,6 +17,7 @@ from test_adjudicate_support import (  # noqa: F401
     env,
     fast_passwords,
     machine_entry,
+    pg_template,
     team,
     template_store,
 )
@@ -107,6 +109,7 @@ def test_explain_a_set_aside_ballot_is_not_in_the_cvr(env, capsys):
     assert "set aside with no votes" in out and "not in the NIST CVR" in out
 
 
+@BOTH
 def test_explain_a_decided_ballot_shows_entries_the_disagreement_and_the_board_decision(env, capsys):
     _decide(env)
     out = _explain(env, capsys, MARGINAL)
@@ -134,6 +137,7 @@ def _status(env, capsys) -> dict:
     return json.loads(capsys.readouterr().out)["totals"]
 
 
+@BOTH
 def test_counts_agree_across_status_results_unofficial_cvr_and_manifest_after_review(env, capsys, tmp_path):
     _decide(env)
     queue.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)

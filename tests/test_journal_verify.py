@@ -12,7 +12,7 @@ import json
 import sqlite3
 
 import pytest
-from test_adjudicate_support import MARGINAL, env, fast_passwords, template_store  # noqa: F401
+from test_adjudicate_support import BOTH, MARGINAL, env, fast_passwords, pg_template, template_store  # noqa: F401
 from test_adjudicate_tally import _decide_everything
 
 from tabulate.cli import main
@@ -44,6 +44,7 @@ def _decision_of(env, sheet_id):
     return env.conn.execute("SELECT id, after_votes FROM adj_decisions WHERE sheet_id = ?", (sheet_id,)).fetchone()
 
 
+@BOTH
 def test_an_untouched_store_verifies_and_prints_its_head(decided, capsys):
     code, out = _verify(decided.db, capsys)
     seq, digest = journal.head(decided.conn)

@@ -148,7 +148,7 @@ def test_a_station_killed_mid_batch_and_run_again_changes_nothing(tmp_path, pg_u
     assert snapshot(crashed) == expected
 
 
-def test_reports_and_status_read_a_postgresql_store_and_review_says_it_is_not_there_yet(tmp_path, pg_url):
+def test_reports_status_and_verify_read_a_postgresql_store(tmp_path, pg_url):
     folder = copy_sheets(tmp_path / "tub", range(1, 3))
     assert (
         subprocess.run(scan_cmd(folder, pg_url, "tub", "1"), cwd=REPO, capture_output=True, timeout=300).returncode == 0
@@ -160,7 +160,7 @@ def test_reports_and_status_read_a_postgresql_store_and_review_says_it_is_not_th
     store = open_store(pg_url, create=False)
     assert [e.kind for e in store.events()][-1] == "export"
     store.close()
-    review = tabulate("review", "serve", "--db", pg_url)
-    assert review.returncode == 2 and "SQLite store only so far" in review.stderr
+    verified = tabulate("verify", "--db", pg_url)  # review, users and verify too (tests/test_review_postgres.py)
+    assert verified.returncode == 0 and "head" in verified.stdout, verified.stderr
     wrong = tabulate("status", "--db", "postgresql://nobody@/nodb?host=/nonexistent")
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr and len(wrong.stderr.splitlines()) == 1

@@ -192,3 +192,42 @@ def test_connected_arrow_is_a_vote_on_legal_paper(tmp_path):
     assert full
     for t in full:
         assert marks[(t["contest"], t["option"])].scan == "marked", t
+
+
+def _warped_blank(tmp, tset, angle: float, scale: float, turns: int) -> np.ndarray:
+    """The first template page's blank, skewed ``angle`` degrees and scaled about its centre, turned."""
+    blank = cv2.imread(str(tmp / "set" / tset.pages[0].blank_file), cv2.IMREAD_GRAYSCALE)
+    h, w = blank.shape
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    page = cv2.warpAffine(blank, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=235)
+    return np.ascontiguousarray(np.rot90(page, turns))
+
+
+@pytest.mark.parametrize(
+    ("angle", "scale", "turns"), [(3.0, 1.03, 0), (-3.0, 0.97, 1), (2.5, 1.02, 2), (-2.8, 0.98, 3)]
+)
+def test_every_quarter_turn_3_degrees_of_skew_and_3_percent_of_scale_register(
+    election, timing_set, angle, scale, turns
+):
+    """Issue #11: "Handle rotations of 0/90/180/270 deg, skew up to 3 deg and scale within +-3 %.
+    Report the residual." The skew comes from the print itself (no sweep), the fit from the anchors."""
+    tset, tmp = timing_set
+    r = TemplateReader(str(tmp / "set")).read_image(election, _warped_blank(tmp, tset, angle, scale, turns))
+    assert r.ok, r.reason
+    assert (r.style_id, r.page) == (tset.pages[0].style_id, tset.pages[0].page)
+    assert r.rotation == (90 * (4 - turns)) % 360  # np.rot90 turns counter-clockwise
+    assert abs(abs(r.skew_deg) - abs(angle)) < 0.05
+    assert all(abs(s - scale) < 0.003 for s in r.scale)
+    assert r.residual_in < 0.002
+
+
+def test_a_wrong_skew_from_the_print_falls_back_to_the_whole_sweep(election, timing_set, monkeypatch):
+    """Print that misleads the one-pass skew (a page of slanted drawings) costs time, never the page."""
+    import tabulate.templates.read as read_module
+
+    tset, tmp = timing_set
+    image = _warped_blank(tmp, tset, 2.0, 1.0, 0)
+    monkeypatch.setattr(read_module, "print_angle", lambda _img: 30.0)
+    r = TemplateReader(str(tmp / "set")).read_image(election, image)
+    assert r.ok, r.reason
+    assert abs(abs(r.skew_deg) - 2.0) < 0.1

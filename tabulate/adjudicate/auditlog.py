@@ -13,7 +13,6 @@ This module keeps adjudication's vocabulary (``action``, ``detail``,
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
@@ -21,6 +20,7 @@ from ..core.canonical import canonical_json
 from ..core.chain import GENESIS
 from ..store import journal
 from ..store.journal import now_utc
+from ..store.sqldb import Connection
 from .schema import transaction
 
 
@@ -51,7 +51,7 @@ def _now() -> str:
 
 
 def append(
-    conn: sqlite3.Connection,
+    conn: Connection,
     actor: str,
     action: str,
     *,
@@ -73,7 +73,7 @@ def _entry(e: journal.JournalEntry) -> LogEntry:
 
 
 def entries(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     sheet_id: str | None = None,
     action: str | None = None,
@@ -85,12 +85,12 @@ def entries(
         yield _entry(e)
 
 
-def verify(conn: sqlite3.Connection) -> Verification:
+def verify(conn: Connection) -> Verification:
     """Check the journal's chain and name the first entry that does not follow."""
     return journal.verify_chain(conn)
 
 
-def head(conn: sqlite3.Connection) -> tuple[int, str]:
+def head(conn: Connection) -> tuple[int, str]:
     """The last entry's sequence number and hash: ``(0, GENESIS)`` for an empty journal."""
     return journal.head(conn)
 

@@ -22,12 +22,12 @@ marked reopened, and the ballot goes to the board for a new round.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..rules import votes_to_dict
+from ..store.sqldb import Connection, Row
 from . import auditlog
 from .entries import MAX_NOTE_CHARS, DecidedVotes, DecisionError, Entry, decided_votes
 from .panels import BOARD, Panel, board_quorum
@@ -69,7 +69,7 @@ class Decision:
     reopen_reason: str | None = None
 
 
-def _decision(row: sqlite3.Row) -> Decision:
+def _decision(row: Row) -> Decision:
     return Decision(
         row["id"],
         row["sheet_id"],
@@ -122,7 +122,7 @@ def _state_for(panel: Panel) -> str:
 
 
 def record_entry(
-    conn: sqlite3.Connection,
+    conn: Connection,
     source: StoreSource,
     panel: Panel,
     user: User,
@@ -151,10 +151,12 @@ def record_entry(
     now = time.time()
     with transaction(conn):
         row = conn.execute(
-            "UPDATE adj_ballots SET lease_panel = ?, lease_user = ?, lease_expires = max(coalesce(lease_expires, 0), ?)"
+            # CASE, not SQLite's two-argument max(): the same statement runs on PostgreSQL.
+            "UPDATE adj_ballots SET lease_panel = ?, lease_user = ?, lease_expires = CASE WHEN "
+            "coalesce(lease_expires, 0) > ? THEN lease_expires ELSE ? END"
             " WHERE sheet_id = ? AND state = ? AND round = ? AND (lease_panel = ? OR lease_panel IS NULL "
             " OR lease_expires <= ?) RETURNING round",
-            (panel.key, user.id, now + 60, entry.sheet_id, _state_for(panel), entry.round, panel.key, now),
+            (panel.key, user.id, now + 60, now + 60, entry.sheet_id, _state_for(panel), entry.round, panel.key, now),
         ).fetchone()
         if row is None:
             raise LeaseLost(
@@ -186,7 +188,7 @@ def record_entry(
         return _resolve(conn, source, sheet, panel, entry, decided)
 
 
-def _entries(conn: sqlite3.Connection, sheet_id: str, rnd: int, panel: Panel) -> list[sqlite3.Row]:
+def _entries(conn: Connection, sheet_id: str, rnd: int, panel: Panel) -> list[Row]:
     return conn.execute(
         "SELECT * FROM adj_entries WHERE sheet_id = ? AND round = ? AND panel = ? ORDER BY id",
         (sheet_id, rnd, panel.key),
@@ -235,7 +237,7 @@ def _resolve(conn, source, sheet: ReviewSheet, panel: Panel, entry: Entry, decid
     # The quorum is the board's as configured, read now: disabling members while a ballot is
     # in progress does not lower it (31 KAR 4:220 Section 9(12)(a), see `board_quorum`).
     needed = board_quorum(conn, source.election().adjudication.board_members)
-    by_digest: dict[str, list[sqlite3.Row]] = {}
+    by_digest: dict[str, list[Row]] = {}
     for r in rows:
         by_digest.setdefault(r["digest"], []).append(r)
     best = max(by_digest.values(), key=len)
@@ -259,7 +261,7 @@ def _resolve(conn, source, sheet: ReviewSheet, panel: Panel, entry: Entry, decid
     )
 
 
-def _supporters(rows: list[sqlite3.Row], names: Mapping[int, str]) -> list[tuple[str, Entry]]:
+def _supporters(rows: list[Row], names: Mapping[int, str]) -> list[tuple[str, Entry]]:
     """The agreeing entries, first recorded first, with their authors."""
     return [(names[r["user_id"]], Entry.from_json(json.loads(r["payload"]))) for r in rows]
 
@@ -346,7 +348,7 @@ def _finalize(
     return RecordResult(DECIDED, cur.lastrowid, message="Decided: " + " & ".join(members) + " agree.")
 
 
-def apply_pending(conn: sqlite3.Connection, source: StoreSource) -> int:
+def apply_pending(conn: Connection, source: StoreSource) -> int:
     """Write every committed, unreopened decision not yet in the store to the store; return how many.
 
     Called after each decision and at every queue sync, so a crash between
@@ -371,7 +373,7 @@ def apply_pending(conn: sqlite3.Connection, source: StoreSource) -> int:
     return done
 
 
-def reopen(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, user: User, reason: str) -> int:
+def reopen(conn: Connection, source: StoreSource, sheet_id: str, user: User, reason: str) -> int:
     """Reopen a decided ballot for the board; return the new round.
 
     Raises
@@ -416,7 +418,7 @@ def reopen(conn: sqlite3.Connection, source: StoreSource, sheet_id: str, user: U
     return rnd + 1
 
 
-def decisions(conn: sqlite3.Connection, *, sheet_id: str | None = None, current_only: bool = False) -> list[Decision]:
+def decisions(conn: Connection, *, sheet_id: str | None = None, current_only: bool = False) -> list[Decision]:
     sql, args = "SELECT * FROM adj_decisions", []
     where = []
     if sheet_id is not None:
@@ -429,7 +431,7 @@ def decisions(conn: sqlite3.Connection, *, sheet_id: str | None = None, current_
     return [_decision(r) for r in conn.execute(sql + " ORDER BY id", args)]
 
 
-def my_entry(conn: sqlite3.Connection, sheet_id: str, rnd: int, panel: Panel, user: User) -> Entry | None:
+def my_entry(conn: Connection, sheet_id: str, rnd: int, panel: Panel, user: User) -> Entry | None:
     row = conn.execute(
         "SELECT payload FROM adj_entries WHERE sheet_id = ? AND round = ? AND panel = ? AND user_id = ?",
         (sheet_id, rnd, panel.key, user.id),
@@ -437,7 +439,7 @@ def my_entry(conn: sqlite3.Connection, sheet_id: str, rnd: int, panel: Panel, us
     return Entry.from_json(json.loads(row[0])) if row else None
 
 
-def entered_by(conn: sqlite3.Connection, sheet_id: str, rnd: int, panel: Panel) -> set[int]:
+def entered_by(conn: Connection, sheet_id: str, rnd: int, panel: Panel) -> set[int]:
     """Ids of the panel's members who have an entry on this ballot's round (not what they entered)."""
     return {
         r[0]

@@ -20,7 +20,6 @@ renders it at ``/ballot/<id>/explain``; both read this one model.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -30,7 +29,9 @@ from ..election import STRAIGHT_PARTY_CONTEST_ID
 from ..report import ARLO_CONTAINERS
 from ..rules import CLAUSE_TEXT
 from ..rules import STRAIGHT_PARTY_CLAUSE as STRAIGHT_PARTY
+from ..store import sqldb
 from ..store.base import LIVE_STATUSES
+from ..store.sqldb import Connection
 from . import auditlog
 from .explain import contest_outcome, option_label, reason_sentence, when_words
 from .records import adjudicated_counts, current_decisions, votes_from_dict
@@ -272,7 +273,7 @@ def _contest_votes(votes, contest_id):
         return None
 
 
-def ballot_entries(conn: sqlite3.Connection, election, sheet_id: str) -> tuple[EntryView, ...]:
+def ballot_entries(conn: Connection, election, sheet_id: str) -> tuple[EntryView, ...]:
     if not _has_table(conn, "adj_entries"):
         return ()
     rows = conn.execute(
@@ -332,15 +333,14 @@ def disagreements(entries: tuple[EntryView, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _has_table(conn: sqlite3.Connection, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+def _has_table(conn: Connection, name: str) -> bool:
+    return sqldb.has_table(conn, name)
 
 
-def _history(conn: sqlite3.Connection, sheet_id: str) -> tuple[HistoryItem, ...]:
-    try:
-        logged = list(auditlog.entries(conn, sheet_id=sheet_id))
-    except sqlite3.OperationalError:  # a store from before the journal held adjudication
+def _history(conn: Connection, sheet_id: str) -> tuple[HistoryItem, ...]:
+    if not sqldb.has_table(conn, "journal"):  # a store from before the journal held adjudication
         return ()
+    logged = list(auditlog.entries(conn, sheet_id=sheet_id))
     out = []
     for e in logged:
         d = e.detail
@@ -412,7 +412,7 @@ def _template_words(sheet: ReviewSheet, page) -> str:
     return f"template set {page.template_set[:12]}{held}, {where}"
 
 
-def explain_ballot(store, conn: sqlite3.Connection, sheet_id: int) -> BallotExplanation:
+def explain_ballot(store, conn: Connection, sheet_id: int) -> BallotExplanation:
     """Everything about one sheet, for the CLI and the review app (see the module docstring)."""
     source = StoreSource(store)
     election = source.election()

@@ -20,11 +20,11 @@ gives its ballot back to the queue.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 
 from ..core.errors import TabulateError
+from ..store.sqldb import Connection
 from . import auditlog
 from .names import party_key
 from .schema import transaction
@@ -99,7 +99,7 @@ def check_pair(a: User, b: User) -> None:
         )
 
 
-def team_of(conn: sqlite3.Connection, user: User) -> Team | None:
+def team_of(conn: Connection, user: User) -> Team | None:
     row = conn.execute(
         "SELECT * FROM adj_teams WHERE dissolved_at IS NULL AND (member_a = ? OR member_b = ?)", (user.id, user.id)
     ).fetchone()
@@ -108,7 +108,7 @@ def team_of(conn: sqlite3.Connection, user: User) -> Team | None:
     return Team(row["id"], (get_user(conn, row["member_a"]), get_user(conn, row["member_b"])))
 
 
-def _form(conn: sqlite3.Connection, a: User, b: User, how: str) -> Team:
+def _form(conn: Connection, a: User, b: User, how: str) -> Team:
     check_pair(a, b)
     with transaction(conn):
         for u in (a, b):
@@ -125,18 +125,19 @@ def _form(conn: sqlite3.Connection, a: User, b: User, how: str) -> Team:
     return team
 
 
-def invite(conn: sqlite3.Connection, inviter: User, invitee: User) -> None:
+def invite(conn: Connection, inviter: User, invitee: User) -> None:
     """Ask another signed-in reviewer to form a team (they accept on their own screen)."""
     check_pair(inviter, invitee)
     with transaction(conn):
         conn.execute(
-            "INSERT OR REPLACE INTO adj_invites (from_user, to_user, created_at) VALUES (?, ?, ?)",
+            "INSERT INTO adj_invites (from_user, to_user, created_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (from_user, to_user) DO UPDATE SET created_at = excluded.created_at",
             (inviter.id, invitee.id, time.time()),
         )
         auditlog.append(conn, inviter.name, "team_invite", detail={"to": invitee.label})
 
 
-def invitations_for(conn: sqlite3.Connection, user: User) -> list[User]:
+def invitations_for(conn: Connection, user: User) -> list[User]:
     """Reviewers who invited ``user`` in the last `INVITE_TTL_S` seconds."""
     rows = conn.execute(
         "SELECT from_user FROM adj_invites WHERE to_user = ? AND created_at > ? ORDER BY id",
@@ -145,7 +146,7 @@ def invitations_for(conn: sqlite3.Connection, user: User) -> list[User]:
     return [u for u in (get_user(conn, r[0]) for r in rows) if u is not None and not u.disabled]
 
 
-def accept(conn: sqlite3.Connection, user: User, inviter: User) -> Team:
+def accept(conn: Connection, user: User, inviter: User) -> Team:
     """Accept an invitation: the team is formed, across two screens."""
     row = conn.execute(
         "SELECT 1 FROM adj_invites WHERE from_user = ? AND to_user = ? AND created_at > ?",
@@ -157,7 +158,7 @@ def accept(conn: sqlite3.Connection, user: User, inviter: User) -> Team:
 
 
 def join_at_screen(
-    conn: sqlite3.Connection, session: Session, partner_name: str, partner_password: str, *, where: str = ""
+    conn: Connection, session: Session, partner_name: str, partner_password: str, *, where: str = ""
 ) -> Team:
     """The partner signs in on the signed-in reviewer's screen; both then work at that screen.
 
@@ -182,7 +183,7 @@ def join_at_screen(
     return team
 
 
-def leave(conn: sqlite3.Connection, user: User) -> Team | None:
+def leave(conn: Connection, user: User) -> Team | None:
     """Dissolve ``user``'s team; its lease is released so the ballot goes back to the queue."""
     with transaction(conn):
         team = team_of(conn, user)
@@ -201,7 +202,7 @@ def leave(conn: sqlite3.Connection, user: User) -> Team | None:
     return team
 
 
-def board_quorum(conn: sqlite3.Connection, board_members: int | None = None) -> int:
+def board_quorum(conn: Connection, board_members: int | None = None) -> int:
     """How many board members must agree: a majority of the county board as configured.
 
     31 KAR 4:220 Section 9(12)(a): "Each adjudicated ballot, shall, by majority
@@ -215,7 +216,7 @@ def board_quorum(conn: sqlite3.Connection, board_members: int | None = None) -> 
     return max(1, size) // 2 + 1
 
 
-def panel_for(conn: sqlite3.Connection, user: User, *, board_size: int | None = None) -> Panel | None:
+def panel_for(conn: Connection, user: User, *, board_size: int | None = None) -> Panel | None:
     """The panel ``user`` decides in: the board for a board member, their team for a reviewer."""
     if user.role == "board" and not user.disabled:
         return board_panel(conn, board_size=board_size)
@@ -226,7 +227,7 @@ def panel_for(conn: sqlite3.Connection, user: User, *, board_size: int | None = 
     return None
 
 
-def board_panel(conn: sqlite3.Connection, *, board_size: int | None = None) -> Panel:
+def board_panel(conn: Connection, *, board_size: int | None = None) -> Panel:
     """The board's enabled members, who may enter, and its fixed quorum (`board_quorum`)."""
     return Panel(BOARD, BOARD, tuple(board_members(conn)), board_quorum(conn, board_size))
 

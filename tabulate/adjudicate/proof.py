@@ -11,9 +11,9 @@ votes do not follow from what the reviewers entered is named.
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from ..rules import votes_to_dict
+from ..store.sqldb import Connection
 from ..store.verify import FactSource
 from .entries import DecisionError, Entry, decided_votes
 from .records import current_decisions
@@ -21,7 +21,7 @@ from .sealing import DECISION, decision_facts
 from .source import SourceError, StoreSource
 
 
-def decision_facts_source(conn: sqlite3.Connection) -> FactSource:
+def decision_facts_source(conn: Connection) -> FactSource:
     """The decision rows as a `FactSource` for `tabulate.store.verify.verify_store`."""
 
     def describe(key: str) -> str:
@@ -43,7 +43,7 @@ def _comparable(votes: dict) -> list:
     ]
 
 
-def check_decisions(conn: sqlite3.Connection, source: StoreSource) -> str | None:
+def check_decisions(conn: Connection, source: StoreSource) -> str | None:
     """Re-derive every current decision's votes from its entry; the first that differs, in one line."""
     election = source.election()
     for sheet_id, row in sorted(current_decisions(conn).items(), key=lambda kv: kv[1]["id"]):

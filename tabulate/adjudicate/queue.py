@@ -21,13 +21,13 @@ within a rank, batch then position (the order the paper sits in its tub).
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..core.errors import TabulateError
 from ..core.vocabulary import REASON_WORDS
+from ..store.sqldb import Connection, Row
 from . import auditlog
 from .panels import BOARD, Panel
 from .schema import transaction
@@ -99,7 +99,7 @@ class QueueFilter:
         if self.precinct:
             where.append("b.precinct_id = ?")
             args.append(self.precinct)
-        return (" AND ".join(where) or "1"), args
+        return (" AND ".join(where) or "1 = 1"), args
 
     @classmethod
     def from_params(cls, params: Mapping[str, str]) -> QueueFilter:
@@ -153,10 +153,10 @@ def _initial_state(decided_by: str) -> str:
     return BOARD if decided_by == "board" else "open"
 
 
-def _insert(conn: sqlite3.Connection, sheet: ReviewSheet, codes_reasons, state: str, manual: bool) -> bool:
+def _insert(conn: Connection, sheet: ReviewSheet, codes_reasons, state: str, manual: bool) -> bool:
     cur = conn.execute(
-        "INSERT OR IGNORE INTO adj_ballots (sheet_id, batch, position, precinct_id, style_id, priority, state, "
-        "manual, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO adj_ballots (sheet_id, batch, position, precinct_id, style_id, priority, state, "
+        "manual, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sheet_id) DO NOTHING",
         (
             sheet.sheet_id,
             sheet.batch,
@@ -177,7 +177,7 @@ def _insert(conn: sqlite3.Connection, sheet: ReviewSheet, codes_reasons, state: 
     return bool(cur.rowcount)
 
 
-def sync(conn: sqlite3.Connection, source: StoreSource) -> int:
+def sync(conn: Connection, source: StoreSource) -> int:
     """Bring every sheet the store says needs review into the queue; return how many were added.
 
     Idempotent: a sheet already queued keeps its state, round and lease. When
@@ -200,7 +200,7 @@ def sync(conn: sqlite3.Connection, source: StoreSource) -> int:
     return added
 
 
-def hand_entry_candidates(conn: sqlite3.Connection, source: StoreSource) -> list[ReviewSheet]:
+def hand_entry_candidates(conn: Connection, source: StoreSource) -> list[ReviewSheet]:
     """Rejected sheets that a person could enter by hand and that are not queued yet."""
     known = {r[0] for r in conn.execute("SELECT sheet_id FROM adj_ballots")}
     return [
@@ -211,7 +211,7 @@ def hand_entry_candidates(conn: sqlite3.Connection, source: StoreSource) -> list
 
 
 def set_aside_for_hand_entry(
-    conn: sqlite3.Connection, source: StoreSource, sheet_id: str, *, actor: str, attempts_confirmed: bool
+    conn: Connection, source: StoreSource, sheet_id: str, *, actor: str, attempts_confirmed: bool
 ) -> None:
     """Queue a rejected sheet to be entered by hand from the paper.
 
@@ -242,7 +242,7 @@ def set_aside_for_hand_entry(
 
 
 def send_to_board(
-    conn: sqlite3.Connection,
+    conn: Connection,
     source: StoreSource,
     sheet_id: str,
     *,
@@ -283,7 +283,7 @@ def send_to_board(
     return done
 
 
-def _row(r: sqlite3.Row, now: float) -> QueueRow:
+def _row(r: Row, now: float) -> QueueRow:
     codes = tuple(dict.fromkeys((r["codes"] or "").split(","))) if r["codes"] else ()
     contests = tuple(dict.fromkeys(c for c in (r["contests"] or "").split(",") if c))
     leased = r["lease_panel"] is not None and (r["lease_expires"] or 0) > now
@@ -311,7 +311,7 @@ FROM adj_ballots b
 
 
 def list_queue(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     states: Iterable[str] = ("open", "board"),
     flt: QueueFilter = QueueFilter(),
@@ -330,21 +330,21 @@ def list_queue(
 
 
 def count_queue(
-    conn: sqlite3.Connection, *, states: Iterable[str] = ("open", "board"), flt: QueueFilter = QueueFilter()
+    conn: Connection, *, states: Iterable[str] = ("open", "board"), flt: QueueFilter = QueueFilter()
 ) -> int:
     """How many queued ballots `list_queue` would list without a limit (for "100 of 201")."""
     states = tuple(states)
     where, args = flt.sql()
-    sql = f"SELECT COUNT(*) FROM ({_LIST_SQL} WHERE b.state IN ({','.join('?' * len(states))}) AND {where})"
+    sql = f"SELECT COUNT(*) FROM ({_LIST_SQL} WHERE b.state IN ({','.join('?' * len(states))}) AND {where}) AS listed"
     return int(conn.execute(sql, [*states, *args]).fetchone()[0])
 
 
-def queue_row(conn: sqlite3.Connection, sheet_id: str) -> QueueRow | None:
+def queue_row(conn: Connection, sheet_id: str) -> QueueRow | None:
     r = conn.execute(_LIST_SQL + " WHERE b.sheet_id = ?", (sheet_id,)).fetchone()
     return _row(r, time.time()) if r else None
 
 
-def progress(conn: sqlite3.Connection) -> Progress:
+def progress(conn: Connection) -> Progress:
     now = time.time()
     states = dict(conn.execute("SELECT state, COUNT(*) FROM adj_ballots GROUP BY state").fetchall())
     leased = conn.execute(
@@ -376,7 +376,7 @@ def _panel_state(panel: Panel) -> str:
     return BOARD if panel.kind == BOARD else "open"
 
 
-def current_lease(conn: sqlite3.Connection, panel: Panel) -> str | None:
+def current_lease(conn: Connection, panel: Panel) -> str | None:
     """The undecided ballot this panel holds a live lease on, if any."""
     row = conn.execute(
         "SELECT sheet_id FROM adj_ballots WHERE lease_panel = ? AND lease_expires > ? "
@@ -387,7 +387,7 @@ def current_lease(conn: sqlite3.Connection, panel: Panel) -> str | None:
 
 
 def lease_next(
-    conn: sqlite3.Connection, panel: Panel, user_id: int, flt: QueueFilter = QueueFilter(), *, lease_s: float = LEASE_S
+    conn: Connection, panel: Panel, user_id: int, flt: QueueFilter = QueueFilter(), *, lease_s: float = LEASE_S
 ) -> str | None:
     """Lease the panel's current ballot, or the first free one in queue order; None when none is left.
 
@@ -412,7 +412,7 @@ def lease_next(
         return row[0] if row else None
 
 
-def lease(conn: sqlite3.Connection, sheet_id: str, panel: Panel, user_id: int, *, lease_s: float = LEASE_S) -> None:
+def lease(conn: Connection, sheet_id: str, panel: Panel, user_id: int, *, lease_s: float = LEASE_S) -> None:
     """Lease one named ballot to the panel (or renew its lease); the panel gives up any other.
 
     Raises
@@ -445,7 +445,7 @@ def lease(conn: sqlite3.Connection, sheet_id: str, panel: Panel, user_id: int, *
         )
 
 
-def release(conn: sqlite3.Connection, sheet_id: str, panel: Panel) -> None:
+def release(conn: Connection, sheet_id: str, panel: Panel) -> None:
     """Give a ballot back to the queue (entries already recorded stay)."""
     conn.execute(
         "UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL "
@@ -454,7 +454,7 @@ def release(conn: sqlite3.Connection, sheet_id: str, panel: Panel) -> None:
     )
 
 
-def reasons_of(conn: sqlite3.Connection, sheet_id: str) -> list[tuple[str, str | None, str | None, str]]:
+def reasons_of(conn: Connection, sheet_id: str) -> list[tuple[str, str | None, str | None, str]]:
     return [
         tuple(r)
         for r in conn.execute(

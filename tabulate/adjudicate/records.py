@@ -24,8 +24,10 @@ from typing import Iterator, Sequence
 
 from ..core import LIVE_STATUSES, BallotRecord, BallotVotes, ContestVotes, votes_from_dict
 from ..core.errors import TabulateError
+from ..store import sqldb
 from ..store.base import BatchCounts
 from ..store.records import marks_from_json, to_record
+from ..store.sqldb import Connection, Row
 
 
 class DecisionRowError(TabulateError, ValueError):
@@ -34,21 +36,22 @@ class DecisionRowError(TabulateError, ValueError):
     code = "decision_row"
 
 
-def current_decisions(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
+def current_decisions(conn: Connection) -> dict[str, Row]:
     """Each decided ballot's current decision, by sheet id (none in a store nobody has reviewed).
 
     A decision is current until it is reopened. Only the decision rows are
     read -- each is sealed in the journal (`tabulate.adjudicate.sealing`) --
     not the queue's working state, which no result may depend on.
     """
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'adj_decisions'").fetchone() is None:
+    if not sqldb.has_table(conn, "adj_decisions"):
         return {}
-    conn.row_factory = sqlite3.Row
+    if not sqldb.is_postgres(conn):
+        conn.row_factory = sqlite3.Row
     rows = conn.execute("SELECT * FROM adj_decisions WHERE reopened_at IS NULL ORDER BY round, id")
     return {r["sheet_id"]: r for r in rows}
 
 
-def _after(row: sqlite3.Row) -> BallotVotes:
+def _after(row: Row) -> BallotVotes:
     try:
         return votes_from_dict(json.loads(row["after_votes"]))
     except (TypeError, ValueError, KeyError, AttributeError) as e:
@@ -57,7 +60,7 @@ def _after(row: sqlite3.Row) -> BallotVotes:
         ) from None
 
 
-def _write_ins(row: sqlite3.Row) -> dict[tuple[str, str], str | None]:
+def _write_ins(row: Row) -> dict[tuple[str, str], str | None]:
     try:
         return {tuple(k.split("/", 1)): v for k, v in json.loads(row["write_ins"]).items()}
     except (TypeError, ValueError, AttributeError) as e:
@@ -73,7 +76,7 @@ def _blank_like(votes: BallotVotes, election) -> BallotVotes:
     return BallotVotes(votes.ballot_id, votes.style_id, contests, votes.precinct_id, None, (), blank=True)
 
 
-def adjudicated_records(store, conn: sqlite3.Connection) -> Iterator[BallotRecord]:
+def adjudicated_records(store, conn: Connection) -> Iterator[BallotRecord]:
     """Every live record of the store, decisions folded in, then the ballots entered by hand.
 
     ``conn`` is any connection to the store's file (`tabulate.adjudicate.connect`
@@ -130,7 +133,7 @@ def adjudicated_records(store, conn: sqlite3.Connection) -> Iterator[BallotRecor
         )
 
 
-def adjudicated_counts(store, conn: sqlite3.Connection, counts: Sequence[BatchCounts]) -> list[BatchCounts]:
+def adjudicated_counts(store, conn: Connection, counts: Sequence[BatchCounts]) -> list[BatchCounts]:
     """The store's per-batch counts with decisions folded in, as `adjudicated_records` folds them into reports.
 
     A decided ballot moves from "needs review" (or, entered by hand, from

@@ -1,7 +1,9 @@
-"""Adjudication's own tables, in the same SQLite file as the store.
+"""Adjudication's own tables, in the same database as the store (a SQLite file or PostgreSQL).
 
-Every table here is prefixed ``adj_`` and created by `migrate`, which is
-idempotent: it runs at every start and only ever adds. The store's tables are
+Every table here is prefixed ``adj_`` and made by the versioned `MIGRATIONS`,
+which `migrate` applies at every start (only the missing ones). The DDL is
+written once, in SQLite's dialect; `tabulate.store.sqldb.pg_ddl` gives
+PostgreSQL's types. The store's tables are
 never touched here; adjudication reads and writes them through the store's
 interface (`tabulate.adjudicate.source`).
 
@@ -12,17 +14,16 @@ their old ``adj_log`` table as read-only history.
 
 from __future__ import annotations
 
-import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from ..core.errors import TabulateError
-from ..store import journal
-
-SCHEMA_VERSION = 1
+from ..store import journal, sqldb
+from ..store.sqldb import Connection
 
 ROLES: tuple[str, ...] = ("operator", "reviewer", "board", "admin", "auditor")
+_ROLE_LIST = ", ".join(repr(r) for r in ROLES)
 
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS adj_meta (
@@ -32,7 +33,7 @@ CREATE TABLE IF NOT EXISTS adj_meta (
 CREATE TABLE IF NOT EXISTS adj_users (
     id            INTEGER PRIMARY KEY,
     name          TEXT NOT NULL UNIQUE COLLATE NOCASE,
-    role          TEXT NOT NULL CHECK (role IN ({", ".join(repr(r) for r in ROLES)})),
+    role          TEXT NOT NULL CHECK (role IN ({_ROLE_LIST})),
     party         TEXT,
     password_hash TEXT NOT NULL,
     created_at    TEXT NOT NULL,
@@ -133,25 +134,25 @@ class SchemaError(TabulateError, RuntimeError):
     code = "review_schema"
 
 
-def connect(path: str | Path, *, timeout_s: float = 30.0) -> sqlite3.Connection:
-    """Open the store's SQLite file for adjudication: autocommit, WAL, foreign keys.
+def connect(path: str | Path, *, timeout_s: float = 30.0) -> Connection:
+    """Open the store's database for adjudication (`tabulate.store.sqldb.connect`): a SQLite file or a
+    ``postgresql://`` URL, in autocommit mode; transactions are explicit (`transaction`).
 
-    Transactions are explicit (`transaction`), so ``isolation_level=None``.
-    ``check_same_thread=False`` lets a web worker thread use a connection it
-    did not open; each request still gets its own connection.
+    Raises
+    ------
+    StoreError
+        A PostgreSQL server that cannot be reached or refuses the login.
     """
-    conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False)
-    conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
-    return conn
+    return sqldb.connect(path, timeout_s=timeout_s)
 
 
 @contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def transaction(conn: Connection) -> Iterator[Connection]:
     """A write transaction taken at once (``BEGIN IMMEDIATE``), so check-then-write is atomic.
 
+    On PostgreSQL the dialect layer takes the store's write lock there instead
+    (`tabulate.store.pgconn`), so several review app servers on one database
+    check and write one after the other, as on one SQLite file.
     Nested use joins the outer transaction.
     """
     if conn.in_transaction:
@@ -161,30 +162,107 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     conn.execute("COMMIT")
 
 
-def migrate(conn: sqlite3.Connection) -> None:
-    """Create the adjudication tables if they are missing; refuse a newer schema."""
-    conn.execute("CREATE TABLE IF NOT EXISTS adj_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+def _rollback(conn: Connection) -> None:
+    try:
+        conn.execute("ROLLBACK")
+    except Exception:  # the connection is gone: the server (or SQLite's journal) rolls back by itself
+        if not sqldb.is_postgres(conn):
+            raise
+
+
+def _v1(conn: Connection) -> None:
+    """The tables, as first shipped (with every role of `ROLES`)."""
+    if sqldb.is_postgres(conn):
+        sqldb.run_script(conn, sqldb.NOCASE_COLLATION)
+    sqldb.run_script(conn, _TABLES)
+    if sqldb.is_postgres(conn):
+        # The reasons are read in the order they were written (SQLite's rowid).
+        conn.execute("ALTER TABLE adj_reasons ADD COLUMN IF NOT EXISTS rowid BIGINT GENERATED ALWAYS AS IDENTITY")
+
+
+def _v2(conn: Connection) -> None:
+    """The ``auditor`` role: stores made before it existed have a CHECK on ``adj_users.role`` that refuses it.
+
+    SQLite cannot change a CHECK in place, so the table is rebuilt (create the
+    new one, copy, drop the old, rename: SQLite's documented way, with foreign
+    keys off around the transaction, see `migrate`). PostgreSQL replaces the constraint.
+    """
+    sqldb.run_script(conn, _TABLES)  # version 1 ran this script at every start: any table it lacks
+    if sqldb.is_postgres(conn):
+        conn.execute("ALTER TABLE adj_users DROP CONSTRAINT IF EXISTS adj_users_role_check")
+        conn.execute(f"ALTER TABLE adj_users ADD CONSTRAINT adj_users_role_check CHECK (role IN ({_ROLE_LIST}))")
+        return
+    ddl = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'adj_users'").fetchone()[0]
+    if all(f"'{role}'" in ddl for role in ROLES):
+        return
+    table = _TABLES[
+        _TABLES.index("CREATE TABLE IF NOT EXISTS adj_users") : _TABLES.index("CREATE TABLE IF NOT EXISTS adj_throttle")
+    ]
+    conn.execute(table.replace("IF NOT EXISTS adj_users", "adj_users_new"))
+    columns = ", ".join(r[1] for r in conn.execute("PRAGMA table_info(adj_users)"))
+    conn.execute(f"INSERT INTO adj_users_new ({columns}) SELECT {columns} FROM adj_users")
+    conn.execute("DROP TABLE adj_users")
+    conn.execute("ALTER TABLE adj_users_new RENAME TO adj_users")
+    if conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+        raise SchemaError("rebuilding adj_users for the auditor role would break a reference; nothing was changed")
+
+
+#: Ordered migrations; ``MIGRATIONS[n]`` takes adjudication's tables from version n to n + 1 (never edit a
+#: shipped one: add the next).
+MIGRATIONS = (_v1, _v2)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _version(conn: Connection) -> int:
+    if not sqldb.has_table(conn, "adj_meta"):
+        return 0
     row = conn.execute("SELECT value FROM adj_meta WHERE key = 'schema_version'").fetchone()
-    if row is not None and int(row[0]) > SCHEMA_VERSION:
+    return int(row[0]) if row else 0
+
+
+def migrate(conn: Connection) -> None:
+    """Bring adjudication's tables up to `SCHEMA_VERSION`, one migration per transaction; refuse a newer schema.
+
+    Runs at every start; another process migrating at the same moment waits for
+    the write lock and then finds the work done.
+    """
+    current = _version(conn)
+    if current > SCHEMA_VERSION:
         raise SchemaError(
-            f"the adjudication tables are version {row[0]}; this program knows "
+            f"the adjudication tables are version {current}; this program knows "
             f"version {SCHEMA_VERSION}: upgrade ballot-tabulate"
         )
-    journal.ensure_table(conn)
-    # executescript commits any open transaction first, so the script carries its own.
-    try:
-        conn.executescript(
-            "BEGIN IMMEDIATE;"
-            + _TABLES
-            + "INSERT OR REPLACE INTO adj_meta (key, value) "
-            + f"VALUES ('schema_version', '{SCHEMA_VERSION}');COMMIT;"
-        )
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+    _journal_table(conn)
+    sqlite = not sqldb.is_postgres(conn)
+    for version in range(current, SCHEMA_VERSION):
+        if sqlite:  # a table rebuild needs foreign keys off, which SQLite only changes outside a transaction
+            conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with transaction(conn):
+                if _version(conn) != version:  # another process got here first
+                    continue
+                MIGRATIONS[version](conn)
+                conn.execute("CREATE TABLE IF NOT EXISTS adj_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                conn.execute(
+                    "INSERT INTO adj_meta (key, value) VALUES ('schema_version', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (str(version + 1),),
+                )
+        finally:
+            if sqlite:
+                conn.execute("PRAGMA foreign_keys=ON")
+
+
+def _journal_table(conn: Connection) -> None:
+    """The store's journal, which seals adjudication's decisions, must exist before they are written."""
+    if sqldb.is_postgres(conn):
+        from ..store.postgres import migrate as migrate_store
+
+        migrate_store(conn)  # the store's tables (the journal among them), as `tabulate scan` makes them
+    else:
+        journal.ensure_table(conn)

@@ -10,10 +10,11 @@ seals its own copy of the votes).
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Iterator
 
+from ..store import sqldb
 from ..store.journal import digest
+from ..store.sqldb import Connection
 
 #: The key prefix of a decision's fact.
 DECISION = "decision:"
@@ -43,15 +44,15 @@ def decision_fact(row) -> dict:
     return dict(zip(_SEALED, tuple(row)))
 
 
-def seal_decision(conn: sqlite3.Connection, decision_id: int) -> dict[str, str]:
+def seal_decision(conn: Connection, decision_id: int) -> dict[str, str]:
     """The fact of one decision as it is now in the open transaction, for the entry that records it."""
     row = conn.execute(f"SELECT {_COLS} FROM adj_decisions WHERE id = ?", (decision_id,)).fetchone()
     return {f"{DECISION}{decision_id}": digest(decision_fact(row))}
 
 
-def decision_facts(conn: sqlite3.Connection) -> Iterator[tuple[str, str]]:
+def decision_facts(conn: Connection) -> Iterator[tuple[str, str]]:
     """Every decision row's fact key and digest (none in a store nobody has reviewed)."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'adj_decisions'").fetchone() is None:
+    if not sqldb.has_table(conn, "adj_decisions"):
         return
     for row in conn.execute(f"SELECT {_COLS} FROM adj_decisions ORDER BY id"):
         yield f"{DECISION}{row[0]}", digest(decision_fact(row))

@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import sqlite3
 import time
 from dataclasses import dataclass
 
+from ..store.sqldb import Connection
 from .schema import transaction
 from .users import User, get_user
 
@@ -44,7 +44,7 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def create_session(conn: sqlite3.Connection, user: User) -> tuple[str, Session]:
+def create_session(conn: Connection, user: User) -> tuple[str, Session]:
     """Start a session; returns the token for the cookie (never stored) and the session."""
     token = secrets.token_urlsafe(32)
     csrf = secrets.token_urlsafe(32)
@@ -58,7 +58,7 @@ def create_session(conn: sqlite3.Connection, user: User) -> tuple[str, Session]:
     return token, Session(_hash(token), user, None, csrf, now)
 
 
-def load_session(conn: sqlite3.Connection, token: str | None, *, touch: bool = True) -> Session | None:
+def load_session(conn: Connection, token: str | None, *, touch: bool = True) -> Session | None:
     """The live session for a cookie token, or None (unknown, expired, or its user disabled)."""
     if not token or len(token) > 128:
         return None
@@ -79,18 +79,18 @@ def load_session(conn: sqlite3.Connection, token: str | None, *, touch: bool = T
     return Session(row["token_hash"], user, partner, row["csrf"], row["created_at"])
 
 
-def end_session(conn: sqlite3.Connection, token: str) -> None:
+def end_session(conn: Connection, token: str) -> None:
     conn.execute("DELETE FROM adj_sessions WHERE token_hash = ?", (_hash(token),))
 
 
-def set_partner(conn: sqlite3.Connection, session: Session, partner: User | None) -> None:
+def set_partner(conn: Connection, session: Session, partner: User | None) -> None:
     conn.execute(
         "UPDATE adj_sessions SET partner_id = ? WHERE token_hash = ?",
         (partner.id if partner else None, session.token_hash),
     )
 
 
-def signed_in_user_ids(conn: sqlite3.Connection) -> set[int]:
+def signed_in_user_ids(conn: Connection) -> set[int]:
     """Users with a live session (as the user or as a partner at a shared screen)."""
     cutoff = time.time() - IDLE_S
     ids = set()

@@ -24,7 +24,6 @@ at once. Every failure and throttle is in the journal.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 import unicodedata
@@ -35,6 +34,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from ..core.errors import TabulateError
+from ..store.sqldb import Connection, IntegrityError, Row
 from . import auditlog
 from .names import NameRefused, election_party, normal_name, party_key, skeleton
 from .schema import ROLES, transaction
@@ -141,14 +141,14 @@ class User:
         return f"{self.name} ({self.party})" if self.party else self.name
 
 
-def _user(row: sqlite3.Row | None) -> User | None:
+def _user(row: Row | None) -> User | None:
     if row is None:
         return None
     return User(row["id"], row["name"], row["role"], row["party"], bool(row["disabled"]))
 
 
 def add_user(
-    conn: sqlite3.Connection,
+    conn: Connection,
     name: str,
     role: str,
     password: str,
@@ -198,17 +198,17 @@ def add_user(
                 "INSERT INTO adj_users (name, role, party, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
                 (name, role, party, digest, auditlog._now()),
             )
-        except sqlite3.IntegrityError:
+        except IntegrityError:
             raise UserError(f"there is already a user named {name!r}") from None
         auditlog.append(conn, actor, "user_added", detail={"user": name, "role": role, "party": party})
     return User(cur.lastrowid, name, role, party)
 
 
-def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
+def get_user(conn: Connection, user_id: int) -> User | None:
     return _user(conn.execute("SELECT * FROM adj_users WHERE id = ?", (user_id,)).fetchone())
 
 
-def find_user(conn: sqlite3.Connection, name: str) -> User | None:
+def find_user(conn: Connection, name: str) -> User | None:
     return _user(
         conn.execute(
             "SELECT * FROM adj_users WHERE name = ?", (unicodedata.normalize("NFKC", name).strip(),)
@@ -216,14 +216,14 @@ def find_user(conn: sqlite3.Connection, name: str) -> User | None:
     )
 
 
-def list_users(conn: sqlite3.Connection) -> list[tuple[User, bool]]:
+def list_users(conn: Connection) -> list[tuple[User, bool]]:
     """Every account with whether it is locked now."""
     now = time.time()
     rows = conn.execute("SELECT * FROM adj_users ORDER BY role, name").fetchall()
     return [(_user(r), bool(r["locked_until"] and r["locked_until"] > now)) for r in rows]
 
 
-def board_members(conn: sqlite3.Connection) -> list[User]:
+def board_members(conn: Connection) -> list[User]:
     """The enabled board accounts: the full county board whose majority decides (4:220 §9(12)(a))."""
     rows = conn.execute("SELECT * FROM adj_users WHERE role = 'board' AND disabled = 0 ORDER BY name")
     return [_user(r) for r in rows]
@@ -236,7 +236,7 @@ def delay_after(failures: int) -> float:
     return min(MAX_DELAY_S, BASE_DELAY_S * 2 ** (failures - FREE_FAILURES - 1))
 
 
-def _reserve(conn: sqlite3.Connection, address: str, now: float) -> int:
+def _reserve(conn: Connection, address: str, now: float) -> int:
     """Check the address's throttle and count this attempt as a failure, in one transaction.
 
     Counting *before* the password is checked is what makes the throttle
@@ -276,7 +276,7 @@ def _password_matches(stored: str, password: str) -> bool:
         HASH_GAUGE.release()
 
 
-def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: str = "", clock=time.time) -> User:
+def authenticate(conn: Connection, name: str, password: str, *, where: str = "", clock=time.time) -> User:
     """Check a name and password; throttle the client address (not the account) after repeated failures.
 
     Failures are counted per address (`delay_after`), so a stranger who can
@@ -316,7 +316,7 @@ def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: s
             # Give back this attempt's reservation (not the earlier failures: a guesser holding one
             # valid account must not reset their own throttle by signing in).
             conn.execute(
-                "UPDATE adj_throttle SET failures = max(failures - 1, 0), next_allowed = ? WHERE address = ?",
+                "UPDATE adj_throttle SET failures = CASE WHEN failures > 0 THEN failures - 1 ELSE 0 END, next_allowed = ? WHERE address = ?",
                 (clock() + delay_after(failures - 1), address),
             )
             if row["disabled"]:
@@ -330,7 +330,7 @@ def authenticate(conn: sqlite3.Connection, name: str, password: str, *, where: s
     return _user(row)
 
 
-def unlock(conn: sqlite3.Connection, name: str, *, actor: str) -> User:
+def unlock(conn: Connection, name: str, *, actor: str) -> User:
     """Lift the sign-in waits for a user who is stuck behind them (an administrator's job).
 
     Accounts are no longer locked; this clears every address's throttle (the
@@ -347,7 +347,7 @@ def unlock(conn: sqlite3.Connection, name: str, *, actor: str) -> User:
     return _user(row)
 
 
-def set_disabled(conn: sqlite3.Connection, name: str, disabled: bool, *, actor: str) -> User:
+def set_disabled(conn: Connection, name: str, disabled: bool, *, actor: str) -> User:
     """Disable (or enable) an account; a disabled account's sessions end."""
     with transaction(conn):
         row = conn.execute(

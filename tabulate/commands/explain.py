@@ -32,16 +32,19 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sqlite3
-
     from ..adjudicate.explanation import BallotNotFound, explain_ballot, find_sheet
     from ..store import StoreError, open_store
+    from ..store.sqldb import connect_readonly
 
     try:
         store = open_store(args.db, create=False)
     except StoreError as e:
         raise UsageError(str(e)) from None
-    conn = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)
+    try:
+        conn = connect_readonly(args.db)
+    except StoreError as e:
+        store.close()
+        raise UsageError(str(e)) from None
     try:
         if store.election() is None:
             raise UsageError(f"{args.db} holds no election yet; scan a batch first")

@@ -26,7 +26,12 @@ def register(subparsers) -> None:
         description="Serve the review web app over a store. Reviewers sign in with accounts "
         "made by `tabulate users add`; see docs/adjudication.md.",
     )
-    serve.add_argument("--db", required=True, metavar="FILE", help="the store (a SQLite file written by tabulate scan)")
+    serve.add_argument(
+        "--db",
+        required=True,
+        metavar="FILE",
+        help="the store written by tabulate scan (a SQLite file or postgresql://user@host/dbname)",
+    )
     serve.add_argument(
         "--host",
         default=LOOPBACK,
@@ -102,26 +107,27 @@ def register(subparsers) -> None:
     verify.set_defaults(func=run_log_verify)
 
 
-def _sqlite_only(db: str) -> None:
+def _missing(db: str) -> bool:
+    """A store file that is not there (a PostgreSQL URL is checked when connecting)."""
     from ..store import is_postgres_url
 
-    if is_postgres_url(db):
-        raise UsageError(
-            "review, users and the adjudication log work on a SQLite store only so far; a "
-            "PostgreSQL store serves scan, status and the reports (docs/scale.md)"
-        )
+    return not is_postgres_url(db) and not Path(db).is_file()
 
 
 def _connect(db: str, *, must_exist: bool = True):
     from ..adjudicate import schema
+    from ..store import StoreError
 
-    _sqlite_only(db)
-    if must_exist and not Path(db).is_file():
+    if must_exist and _missing(db):
         raise UsageError(f"no store at {db}")
-    conn = schema.connect(db)
+    try:
+        conn = schema.connect(db)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
     try:
         schema.migrate(conn)
     except schema.SchemaError as e:
+        conn.close()
         raise UsageError(str(e)) from None
     return conn
 
@@ -141,8 +147,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from ..adjudicate.web.app import create_app
     from ..store import StoreError, open_store
 
-    _sqlite_only(args.db)
-    if not Path(args.db).is_file():
+    if _missing(args.db):
         raise UsageError(f"no store at {args.db}")
     try:
         store = open_store(args.db, create=False)

@@ -265,15 +265,10 @@ def run_status(args: argparse.Namespace) -> int:
 
 def _with_decisions(store, counts):
     """Fold adjudication's decisions into the counts, as `tabulate results` does (no tables: unchanged)."""
-    import sqlite3
-
     from ..adjudicate.records import adjudicated_counts
-    from ..store import is_postgres_url
+    from ..store.sqldb import connect_readonly
 
-    if is_postgres_url(store.path):  # adjudication's tables are not on PostgreSQL yet
-        return counts
-
-    conn = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)
+    conn = connect_readonly(store.location)
     try:
         return adjudicated_counts(store, conn, counts)
     finally:

@@ -100,12 +100,10 @@ def _records(args, *, set_aside: bool = False):
     from ..adjudicate import adjudicated_records
     from ..adjudicate.records import DecisionRowError
     from ..adjudicate.schema import connect
-    from ..store import StoreError, is_postgres_url, open_store
+    from ..store import StoreError, open_store
     from .verify import gate
 
     db = args.db
-    if is_postgres_url(db):
-        return _postgres_records(args, set_aside=set_aside)
     args.gate = gate(db, unverified=args.unverified)
     try:
         store = open_store(db, create=False)
@@ -127,41 +125,6 @@ def _records(args, *, set_aside: bool = False):
         raise UsageError(str(e)) from None
     finally:
         conn.close()
-        store.close()
-
-
-def _postgres_records(args, *, set_aside: bool = False):
-    """A PostgreSQL store: verified by its journal and sealed rows, then its sheets as read.
-
-    Adjudication does not run on PostgreSQL yet (docs/scale.md), so there are no decisions to fold in.
-    """
-    from ..store import StoreError, open_store
-    from ..store.records import ballot_records
-    from ..store.verify import verify_store
-    from .verify import Gate
-
-    try:
-        store = open_store(args.db, create=False)
-    except StoreError as e:
-        raise UsageError(str(e)) from None
-    try:
-        election = store.election()
-        if election is None:
-            raise UsageError(f"{store.path} holds no election yet; scan a batch first")
-        result = verify_store(store, fast=True)
-        if not result.ok and not args.unverified:
-            raise UsageError(
-                f"{store.path} does not verify, so no report is made from it: {result.problem} "
-                "(--unverified overrides and says so on the report)"
-            )
-        args.gate = Gate(result.ok, result.head_seq, result.head_hash, "" if result.ok else result.problem)
-        records = list(ballot_records(store))
-        if not set_aside:
-            return election, records
-        return election, records, _set_aside(store, {(r.tabulator, r.batch, r.position) for r in records})
-    except StoreError as e:
-        raise UsageError(str(e)) from None
-    finally:
         store.close()
 
 
@@ -212,18 +175,10 @@ def _log_export(db: str, what: str, out: Path | None, gate=None) -> None:
 
     from ..adjudicate import auditlog
     from ..adjudicate.schema import connect, migrate
-    from ..store import is_postgres_url, open_store
 
     detail = {"report": what, "to": str(out) if out else "stdout"}
     if gate is not None:
         detail.update(verified=gate.verified, head=gate.head_hash)
-    if is_postgres_url(db):  # the store's own journal: adjudication's tables are not on PostgreSQL yet
-        store = open_store(db, create=False)
-        try:
-            store.log("export", actor=f"cli:{getpass.getuser()}", data=detail)
-        finally:
-            store.close()
-        return
     conn = connect(db)
     try:
         migrate(conn)

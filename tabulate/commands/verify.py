@@ -65,13 +65,7 @@ def register(subparsers) -> None:
 
 def _open(db: str):
     from ..adjudicate.schema import connect
-    from ..store import StoreError, is_postgres_url, open_store
-
-    if is_postgres_url(db):
-        raise UsageError(
-            "tabulate verify reads adjudication's tables, which are on SQLite only so far; on a "
-            "PostgreSQL store the reports verify its journal and sealed rows (docs/scale.md)"
-        )
+    from ..store import StoreError, open_store
 
     try:
         store = open_store(db, create=False)
@@ -80,7 +74,11 @@ def _open(db: str):
             raise UsageError(f"{db} holds no election yet; scan a batch first")
     except StoreError as e:
         raise UsageError(str(e)) from None
-    return store, connect(db)
+    try:
+        return store, connect(db)
+    except StoreError as e:
+        store.close()
+        raise UsageError(str(e)) from None
 
 
 def check(store, conn, *, fast: bool, from_head: str | None = None):

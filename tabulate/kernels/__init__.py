@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._new_ink import N_NEW_INK, new_ink_kernel
 from ._targets import N_FEATURES, score_targets_kernel
 from .points import FEATURES, F, TargetPoints, offsets_by_distance
 
-__all__ = ["F", "FEATURES", "TargetPoints", "offsets_by_distance", "score_targets"]
+__all__ = ["F", "FEATURES", "TargetPoints", "new_ink", "offsets_by_distance", "score_targets"]
 
 assert len(FEATURES) == N_FEATURES
 
@@ -121,6 +122,90 @@ def score_targets(
         p.write_in_xy,
         p.write_in_dist,
         p.write_in_ptr,
+        out,
+    )
+    return out
+
+
+def _affine(a: np.ndarray, name: str) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    if a.shape != (2, 3):
+        raise ValueError(f"{name} must be (2, 3), got {a.shape}")
+    return a
+
+
+def _grey(a: np.ndarray, name: str) -> np.ndarray:
+    if a.dtype != np.uint8 or a.ndim != 2:
+        raise ValueError(f"{name} must be 2-D uint8, got {a.dtype} with shape {a.shape}")
+    return np.ascontiguousarray(a)
+
+
+def new_ink(
+    image: np.ndarray,
+    affine: np.ndarray,
+    blank: np.ndarray,
+    blank_affine: np.ndarray,
+    xy: np.ndarray,
+    ptr: np.ndarray,
+    *,
+    paper: float,
+    ink: float,
+    blank_paper: float,
+    blank_ink: float,
+    reach: int = 1,
+) -> np.ndarray:
+    """Ink on a scanned page beyond what its template's blank prints, area by area.
+
+    Parameters
+    ----------
+    image, affine
+        The scanned page (``uint8``) and its ``(2, 3)`` map page inches -> image (col, row).
+    blank, blank_affine
+        The template's blank page (``uint8``) and its map page inches -> blank (col, row)
+        (for a blank scanned upright at ``dpi``: ``[[dpi, 0, 0], [0, dpi, 0]]``).
+    xy, ptr
+        Sample points (``(N, 2)`` float64 page inches) in compressed-sparse-row form: area ``a``
+        owns rows ``ptr[a]:ptr[a + 1]`` (``ptr`` int64, length ``A + 1``).
+    paper, ink, blank_paper, blank_ink
+        Grey levels of each image's paper and print (``paper > ink``): darkness is 0 at the
+        paper and 1 at the ink, clipped.
+    reach
+        Blank pixels each way a point's printed darkness is the darkest of (``>= 0``): the print
+        widened by the registration's and the scan's blur slack, so a printed outline seen
+        a pixel off is still discounted.
+
+    Returns
+    -------
+    ndarray
+        ``(A, 2)`` float64: per area, the mean of ``max(0, page darkness - printed darkness)``
+        over its points, and the share of its points where that is at least 0.5 (0 for an
+        area without points). Points off the image read as paper, off the blank as unprinted.
+    """
+    image, blank = _grey(image, "image"), _grey(blank, "blank")
+    affine, blank_affine = _affine(affine, "affine"), _affine(blank_affine, "blank_affine")
+    xy = np.ascontiguousarray(xy, dtype=np.float64)
+    ptr = np.ascontiguousarray(ptr, dtype=np.int64)
+    if xy.ndim != 2 or xy.shape[1] != 2:
+        raise ValueError(f"xy must be (N, 2), got {xy.shape}")
+    if ptr.ndim != 1 or len(ptr) < 1 or ptr[0] != 0 or ptr[-1] != len(xy) or np.any(np.diff(ptr) < 0):
+        raise ValueError(f"ptr must rise from 0 to len(xy) = {len(xy)}")
+    if not (paper > ink and blank_paper > blank_ink):
+        raise ValueError(f"paper levels ({paper}, {blank_paper}) must be lighter than ink ({ink}, {blank_ink})")
+    if reach < 0:
+        raise ValueError(f"reach must be >= 0, got {reach}")
+    out = np.zeros((len(ptr) - 1, N_NEW_INK), dtype=np.float64)
+    new_ink_kernel(
+        image,
+        affine,
+        float(paper),
+        float(ink),
+        blank,
+        blank_affine,
+        float(blank_paper),
+        float(blank_ink),
+        int(reach),
+        xy,
+        ptr,
         out,
     )
     return out

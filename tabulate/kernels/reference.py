@@ -146,3 +146,39 @@ def score_targets(
         out[t, 6] = d.mean() if len(d) else 0.0
         out[t, 7:11] = dc, dr, best, lp
     return out
+
+
+#: As `tabulate.kernels._new_ink.NEW_DARK`.
+NEW_DARK = 0.5
+
+
+def new_ink(
+    image: np.ndarray,
+    affine: np.ndarray,
+    blank: np.ndarray,
+    blank_affine: np.ndarray,
+    xy: np.ndarray,
+    ptr: np.ndarray,
+    *,
+    paper: float,
+    ink: float,
+    blank_paper: float,
+    blank_ink: float,
+    reach: int,
+) -> np.ndarray:
+    """Reference for `tabulate.kernels.new_ink` (same arguments, same result)."""
+    page_d = darkness(sample_nearest(image, affine, xy, paper=paper), paper, ink)
+    printed = np.zeros(len(xy))
+    for dr in range(-reach, reach + 1):
+        for dc in range(-reach, reach + 1):
+            v = sample_nearest(blank, blank_affine, xy, dc, dr, paper=blank_paper)
+            # A window pixel off the blank is paper.
+            printed = np.maximum(printed, darkness(v, blank_paper, blank_ink))
+    printed[sample_nearest(blank, blank_affine, xy, paper=-1.0) < 0] = 0.0  # a point off the blank: unprinted
+    extra = np.maximum(page_d - printed, 0.0)
+    out = np.zeros((len(ptr) - 1, 2))
+    for a in range(len(ptr) - 1):
+        e = extra[ptr[a] : ptr[a + 1]]
+        if len(e):
+            out[a] = e.mean(), np.mean(e >= NEW_DARK)
+    return out

@@ -1,7 +1,7 @@
 """The PostgreSQL store: several scan stations (and machines) writing one count.
 
 ``--db postgresql://user@host/dbname`` opens it. It is the SQLite store's
-code (`SQLiteStore`) over a thin dialect layer (`PgConnection`), so both
+code (`SQLiteStore`) over a thin dialect layer (`tabulate.store.pgconn.PgConnection`), so both
 backends run the same queries and keep the same rules; only the connection,
 the transactions and the schema's DDL (`tabulate.store._pg_schema`) differ.
 
@@ -26,69 +26,18 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from functools import lru_cache
 
 from . import _pg_schema
 from .base import StoreError
+from .pgconn import WRITE_LOCK, PgConnection, to_pg
 from .sqlite import SQLiteStore
 
-#: The advisory lock every write transaction takes (any constant: "tabulate" in ASCII).
-WRITE_LOCK = 0x7461_6275_6C61_7465
-_INSERT_WITH_ID = re.compile(r"^\s*INSERT INTO (batches|sheets)\b", re.IGNORECASE)
+__all__ = ["WRITE_LOCK", "PgConnection", "PostgresStore", "display_url", "open_postgres", "to_pg"]
 
 
 def display_url(url: str) -> str:
     """The URL without its password, for messages and ``store.path``."""
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
-
-
-@lru_cache(maxsize=512)
-def to_pg(sql: str) -> str:
-    """An SQLite-style statement in psycopg's parameter style: ``?`` -> ``%s`` (and a literal ``%`` -> ``%%``).
-
-    The journal is read in insertion order (``ORDER BY rowid`` in SQLite, where ``seq`` is the rowid); here
-    ``seq`` is that order, the table's primary key, written in order under the write lock.
-    """
-    return sql.replace("%", "%%").replace("?", "%s").replace("ORDER BY rowid", "ORDER BY seq")
-
-
-class _Cursor:
-    """A psycopg cursor with sqlite3's ``lastrowid`` (the id an ``INSERT`` gave, via ``RETURNING id``)."""
-
-    def __init__(self, cursor, lastrowid: int | None = None):
-        self._cursor = cursor
-        self.lastrowid = lastrowid
-
-    def __getattr__(self, name):
-        return getattr(self._cursor, name)
-
-    def __iter__(self):
-        return iter(self._cursor)
-
-
-class PgConnection:
-    """The dialect layer: the few sqlite3 connection calls the store makes, on a psycopg 3 connection."""
-
-    def __init__(self, conn):
-        self.raw = conn
-
-    def execute(self, sql: str, params=()) -> _Cursor:
-        cur = self.raw.cursor()
-        if _INSERT_WITH_ID.match(sql) and "RETURNING" not in sql.upper():
-            cur.execute(to_pg(sql) + " RETURNING id", tuple(params))
-            return _Cursor(cur, cur.fetchone()[0])
-        cur.execute(to_pg(sql), tuple(params) if params else None)
-        return _Cursor(cur)
-
-    def executemany(self, sql: str, rows) -> _Cursor:
-        cur = self.raw.cursor()
-        rows = [tuple(r) for r in rows]
-        if rows:
-            cur.executemany(to_pg(sql), rows)
-        return _Cursor(cur)
-
-    def close(self) -> None:
-        self.raw.close()
 
 
 class PostgresStore(SQLiteStore):
@@ -153,6 +102,26 @@ def _holds_store(raw) -> bool:
     return raw.execute("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()[0]
 
 
+def connect_postgres(url: str) -> PgConnection:
+    """A new connection to the database at ``url`` (autocommit; transactions are explicit), for
+    adjudication, users, the review app and the audits, which write next to the store.
+
+    Raises
+    ------
+    StoreError
+        psycopg is missing, or the server cannot be reached or refuses the login.
+    """
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError("a PostgreSQL store needs psycopg: pip install 'ballot-tabulate[postgres]'") from None
+    try:
+        raw = psycopg.connect(url, autocommit=True, connect_timeout=30)
+    except psycopg.Error as e:
+        raise StoreError(f"cannot connect to the store {display_url(url)}: {_first_line(e)}") from None
+    return PgConnection(raw)
+
+
 def open_postgres(url: str, *, create: bool = True) -> PostgresStore:
     """Connect to a PostgreSQL database and bring its schema up to date.
 
@@ -164,17 +133,11 @@ def open_postgres(url: str, *, create: bool = True) -> PostgresStore:
         The server cannot be reached or refuses the login, the database holds
         no store (with ``create=False``), or it was written by a newer tabulate.
     """
-    try:
-        import psycopg
-    except ImportError:
-        raise StoreError("a PostgreSQL store needs psycopg: pip install 'ballot-tabulate[postgres]'") from None
+    import psycopg
 
     shown = display_url(url)
-    try:
-        raw = psycopg.connect(url, autocommit=True, connect_timeout=30)
-    except psycopg.Error as e:
-        raise StoreError(f"cannot connect to the store {shown}: {_first_line(e)}") from None
-    conn = PgConnection(raw)
+    conn = connect_postgres(url)
+    raw = conn.raw
     try:
         if not create and not _holds_store(raw):
             raise StoreError(f"no store at {shown} (the database holds no tabulate tables yet)")
@@ -185,4 +148,6 @@ def open_postgres(url: str, *, create: bool = True) -> PostgresStore:
     except StoreError as e:
         raw.close()
         raise StoreError(f"cannot use {shown} as a store: {e}" if "schema version" in str(e) else str(e)) from None
-    return PostgresStore(conn, shown)
+    store = PostgresStore(conn, shown)
+    store.location = url
+    return store

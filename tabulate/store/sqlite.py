@@ -73,6 +73,8 @@ class SQLiteStore(JournalMixin):
     def __init__(self, db: sqlite3.Connection, path: str):
         self._db = db
         self.path = path
+        #: What to connect to again (``path`` is for messages: on PostgreSQL it hides the password).
+        self.location = path
         self._election: Election | None = None
 
     # -- plumbing -----------------------------------------------------------------------

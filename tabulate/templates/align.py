@@ -1,22 +1,24 @@
 """Match a scanned page against a template's blank and fit the page-inch to image-pixel transform.
 
 Without our corner squares the transform is fitted from what the template
-prints, in two steps:
+prints, in three steps:
 
-1. **Coarse** (`coarse`), at `COARSE_DPI`: the page and the blank, ink
-   bright and blurred, are aligned by phase correlation (shift) and then an
-   affine ECC fit (OpenCV ``findTransformECC``: rotation, skew, scale). ECC's
-   correlation coefficient is also the *matching* score that tells which
-   template a page is when its code does not read. A landscape image of a
-   portrait page is tried turned a quarter either way; an upright one as it
-   is and turned 180 degrees.
-2. **Fine** (`refine`), at `FINE_DPI`: each *anchor* of the template (a small
-   patch with strong print in two directions: a timing mark, a box corner,
-   a heading's letters, chosen at load time by `anchors`) is found near
-   where the coarse fit puts it by normalised cross-correlation, and the
-   affine map is fitted to the anchors by least squares. Its RMS residual
-   is reported and a page above `MAX_RESIDUAL_IN` is refused, as for our
-   own ballots.
+1. **Skew** (`print_angle`), at 50 DPI: the page's printed lines give it in
+   one pass (no sweep, no template).
+2. **Coarse** (`coarse`), at `COARSE_DPI`: the page and the blank, ink
+   bright and blurred, turned by that skew, are aligned by phase correlation
+   (shift); its response also ranks the candidate templates and the turn. A
+   landscape image of a portrait page is tried turned a quarter either way;
+   an upright one as it is and turned 180 degrees. The whole sweep of skews
+   is kept for a page the print's skew does not register.
+3. **Fine** (`refine`): each *anchor* of the template (a small patch with
+   strong print in two directions: a timing mark, a box corner, a heading's
+   letters, chosen at load time by `anchors`) is found near where the
+   coarse fit puts it by normalised cross-correlation, first at half
+   `FINE_DPI` over a wide window, then at `FINE_DPI` over a narrow one, and
+   the affine map is fitted to the anchors by least squares. Its RMS
+   residual is reported and a page above `MAX_RESIDUAL_IN` is refused, as for
+   our own ballots.
 """
 
 from __future__ import annotations
@@ -33,9 +35,14 @@ MATCH_DPI = 50.0
 #: Skews the coarse fit starts from (degrees): phase correlation finds shift, not rotation.
 SKEW_SWEEP_DEG = 4.0
 SKEW_STEP_DEG = 0.5
+#: Around the skew the print's own lines give (`print_angle`), the coarse fit tries these offsets (degrees);
+#: the whole sweep only when no candidate registers from them.
+SKEW_NEAR_DEG = (0.0,)
 FINE_DPI = 100.0
 ANCHOR_IN = 0.5
 ANCHOR_SEARCH_IN = 0.1
+#: Once the half-resolution search has placed the anchors, the full-resolution one looks only this far.
+ANCHOR_FINE_SEARCH_IN = 0.03
 MAX_ANCHORS = 18
 #: An anchor whose best correlation is below this was not found (a mark over it, a fold).
 MIN_ANCHOR_NCC = 0.5
@@ -107,24 +114,20 @@ class Coarse:
     rho: float
 
 
-def quick_match(tpl_small: np.ndarray, img_small: np.ndarray, k: int) -> tuple[float, np.ndarray]:
-    """(normalised correlation, shift) of a template's coarse blank and the image turned ``k`` quarters,
-    after the shift phase correlation finds: a cheap ranking of the candidates."""
-    turned = np.ascontiguousarray(np.rot90(img_small, k))
-    shape = (max(tpl_small.shape[0], turned.shape[0]), max(tpl_small.shape[1], turned.shape[1]))
-    a, b = _pad_to(tpl_small, shape), _pad_to(turned, shape)
-    (dx, dy), _resp = cv2.phaseCorrelate(a, b)
-    m = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
-    moved = cv2.warpAffine(b, m, (shape[1], shape[0]), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-    return ncc(a, moved), np.array([dx, dy])
-
-
 def ncc(a: np.ndarray, b: np.ndarray) -> float:
     """Normalised cross-correlation of two equal-shape arrays."""
     a = a - a.mean()
     b = b - b.mean()
     d = float(np.sqrt((a * a).sum() * (b * b).sum()))
     return float((a * b).sum() / d) if d > 0 else 0.0
+
+
+def unit(a: np.ndarray) -> np.ndarray:
+    """``a`` flattened, centred and scaled to unit length (float32): ``ncc(a, b) == unit(a) @ unit(b)``."""
+    v = a.astype(np.float64).ravel()
+    v -= v.mean()
+    n = float(np.sqrt(v @ v))
+    return (v / n if n > 0 else v).astype(np.float32)
 
 
 def closer_share(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: float = 80.0) -> float:
@@ -138,25 +141,62 @@ def closer_share(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: floa
 
 
 def page_frame(image: np.ndarray, affine: np.ndarray, width_in: float, height_in: float) -> np.ndarray:
-    """The image resampled into the page's own frame at `MATCH_DPI` (ink bright, float32)."""
+    """The image resampled into the page's own frame at `MATCH_DPI` (ink bright, float32); ``image`` should
+    be near `MATCH_DPI` already (`half_image` of the fine page): a linear resample does not smooth."""
     m = np.vstack([affine, [0, 0, 1]]) @ np.diag([1 / MATCH_DPI, 1 / MATCH_DPI, 1.0])
     size = (round(width_in * MATCH_DPI), round(height_in * MATCH_DPI))
     out = cv2.warpAffine(
-        image, m[:2], size, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT, borderValue=255
+        image,
+        m[:2],
+        size,
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=255,
     )
     return 255.0 - out.astype(np.float32)
 
 
-def coarse(tpl_small: np.ndarray, img_small: np.ndarray, k: int, iterations: int = 40) -> Coarse:
-    """Align a template's coarse blank to the image turned ``k`` quarters: the skew (tried every
-    `SKEW_STEP_DEG` up to `SKEW_SWEEP_DEG`) and shift phase correlation finds best. Good to a few
-    hundredths of an inch, which the anchors (`refine`) then make exact; ``rho`` is the response."""
+def print_angle(image: np.ndarray) -> float:
+    """The skew (degrees, within +-45) of a page's printed lines, from its own pixels in one pass.
+
+    Printed ballots are ruled: timing marks, contest boxes, rules, text lines
+    and letters' stems run along the page's two axes. Each pixel's gradient
+    direction theta, taken four-fold (``4 theta``: an edge and the edge at a
+    right angle to it agree), is averaged with weight ``|gradient|^4`` (the
+    strong edges of print, not the scanner's noise); a quarter of the mean's
+    angle is the skew. Scharr's gradient, not Sobel's: Sobel's leans towards the
+    axes and reads a 3 degree skew as 2.5. No sweep, no template: the coarse
+    fit starts from it.
+    """
+    # Every other gradient in each direction is plenty for a sum over the page (a quarter of the work).
+    gx = cv2.Scharr(image, cv2.CV_32F, 1, 0)[::2, ::2]
+    gy = cv2.Scharr(image, cv2.CV_32F, 0, 1)[::2, ::2]
+    xx, yy, xy = gx * gx, gy * gy, gx * gy
+    d = xx - yy
+    # |g|^4 cos(4 theta) and |g|^4 sin(4 theta) without a trigonometric call per pixel.
+    c = float(np.sum(d * d - 4.0 * xy * xy, dtype=np.float64))
+    s = float(np.sum(4.0 * xy * d, dtype=np.float64))
+    return math.degrees(math.atan2(s, c) / 4.0) if (c or s) else 0.0
+
+
+def near_angles(skew_deg: float) -> tuple[float, ...]:
+    """The skews a coarse fit tries around one the print gave (`SKEW_NEAR_DEG`)."""
+    return tuple(skew_deg + d for d in SKEW_NEAR_DEG)
+
+
+def coarse(tpl_small: np.ndarray, img_small: np.ndarray, k: int, angles: tuple[float, ...] | None = None) -> Coarse:
+    """Align a template's coarse blank to the image turned ``k`` quarters: the skew (of ``angles``,
+    by default every `SKEW_STEP_DEG` up to `SKEW_SWEEP_DEG`) and shift phase correlation finds best.
+    Good to a few hundredths of an inch, which the anchors (`refine`) then make exact; ``rho`` is the
+    response."""
     turned = np.ascontiguousarray(np.rot90(img_small, k))
     shape = (max(tpl_small.shape[0], turned.shape[0]), max(tpl_small.shape[1], turned.shape[1]))
     a, b = _pad_to(tpl_small, shape), _pad_to(turned, shape)
     centre = (shape[1] / 2, shape[0] / 2)
     best = None
-    for ang in np.arange(-SKEW_SWEEP_DEG, SKEW_SWEEP_DEG + 1e-9, SKEW_STEP_DEG):
+    if angles is None:
+        angles = tuple(np.arange(-SKEW_SWEEP_DEG, SKEW_SWEEP_DEG + 1e-9, SKEW_STEP_DEG))
+    for ang in angles:
         rot = cv2.getRotationMatrix2D(centre, float(ang), 1.0)
         (dx, dy), resp = cv2.phaseCorrelate(a, cv2.warpAffine(b, rot, (shape[1], shape[0])) if ang else b)
         if best is None or resp > best[0]:
@@ -179,9 +219,25 @@ def coarse_to_image(c: Coarse, img_small_shape: tuple[int, int], px_per_in: floa
 
 @dataclass(frozen=True)
 class Anchor:
+    """A patch of the blank's print the fit is made from. Patches are stored as printed (ink dark,
+    ``uint8``) so a scanned page is matched as it is: the normalised correlation does not care which
+    way round the grey runs, and no float copy of the page is made."""
+
     x_in: float
     y_in: float
     patch: np.ndarray  # the blank at FINE_DPI, ANCHOR_IN square, centred on (x_in, y_in)
+    half: np.ndarray  # the same at FINE_DPI / 2 (`half_patch`), for the first, wide search
+
+
+def half_patch(patch: np.ndarray) -> np.ndarray:
+    """An odd-sized `FINE_DPI` patch at half the resolution, smoothed as `cv2.pyrDown` smooths the page,
+    with its centre still on a pixel (every other pixel from the centre out)."""
+    return np.ascontiguousarray(cv2.GaussianBlur(patch, (5, 5), 0)[1::2, 1::2])
+
+
+def half_image(image_fine: np.ndarray) -> np.ndarray:
+    """A `FINE_DPI` page at half the resolution: pixel ``i`` is the fine page's pixel ``2 i``."""
+    return cv2.pyrDown(image_fine)
 
 
 def anchors(blank_fine: np.ndarray, avoid: list[tuple[float, float, float, float]]) -> list[Anchor]:
@@ -214,10 +270,9 @@ def anchors(blank_fine: np.ndarray, avoid: list[tuple[float, float, float, float
             break
         if all((r - r2) ** 2 + (c - c2) ** 2 >= (1.0 * FINE_DPI) ** 2 for r2, c2 in chosen):
             chosen.append((r, c))
-    return [
-        Anchor(c / FINE_DPI, r / FINE_DPI, np.ascontiguousarray(g[r - half : r + half + 1, c - half : c + half + 1]))
-        for r, c in chosen
-    ]
+    printed = np.clip(255.0 - g, 0, 255).astype(np.uint8)
+    patches = [np.ascontiguousarray(printed[r - half : r + half + 1, c - half : c + half + 1]) for r, c in chosen]
+    return [Anchor(c / FINE_DPI, r / FINE_DPI, p, half_patch(p)) for (r, c), p in zip(chosen, patches)]
 
 
 def _peak(res: np.ndarray) -> tuple[float, float, float]:
@@ -240,42 +295,57 @@ def fit_affine(page_xy: np.ndarray, image_xy: np.ndarray) -> tuple[np.ndarray, n
 
 
 def refine(
-    image_fine: np.ndarray, affine: np.ndarray, px_per_in: float, anchor_list: list[Anchor]
+    image_fine: np.ndarray,
+    affine: np.ndarray,
+    px_per_in: float,
+    anchor_list: list[Anchor],
+    search_in: float = ANCHOR_SEARCH_IN,
+    coarse_level: bool = False,
 ) -> tuple[np.ndarray, float, int]:
-    """Refit ``affine`` (page inches -> full image px) from the anchors; returns (affine, RMS residual in, n used)."""
-    f = FINE_DPI / px_per_in
-    fine = np.vstack([affine * f, [0, 0, 1]])  # page inches -> fine image px
-    half = anchor_list[0].patch.shape[0] // 2 if anchor_list else 0
-    m = int(ANCHOR_SEARCH_IN * FINE_DPI)
+    """Refit ``affine`` (page inches -> full image px) from the anchors; returns (affine, RMS residual in, n used).
+
+    ``image_fine`` is the page at `FINE_DPI`, ``uint8`` as scanned. Each anchor is looked for within
+    ``search_in`` of where ``affine`` puts it. With ``coarse_level`` ``image_fine`` is `half_image` of
+    the fine page and the anchors' `half` patches are matched: a wide search costs a sixteenth as
+    much, and a narrow search at full `FINE_DPI` then makes it exact.
+    """
+    if not anchor_list:
+        return affine, math.inf, 0
+    res = FINE_DPI / 2 if coarse_level else FINE_DPI
+    f = res / px_per_in
+    lin, off = affine[:, :2] * (f / res), affine[:, 2] * f  # template px at this level -> image px
+    half = (anchor_list[0].half if coarse_level else anchor_list[0].patch).shape[0] // 2
+    m = max(1, int(round(search_in * res)))
     size = 2 * (half + m) + 1
-    page_xy, image_xy = [], []
-    for a in anchor_list:
-        # Window in template fine px around the anchor, sampled from the image through the current fit.
-        ox, oy = a.x_in * FINE_DPI - half - m, a.y_in * FINE_DPI - half - m
-        t2i = fine @ np.array([[1 / FINE_DPI, 0, ox / FINE_DPI], [0, 1 / FINE_DPI, oy / FINE_DPI], [0, 0, 1]])
+    page = np.array([(a.x_in, a.y_in) for a in anchor_list])
+    origins = page * res - (half + m)  # each window's corner, template px
+    shifts = origins @ lin.T + off  # ... in image px
+    t2i = np.empty((2, 3))
+    t2i[:, :2] = lin
+    found = np.zeros((len(anchor_list), 2))
+    ok = np.zeros(len(anchor_list), bool)
+    for i, a in enumerate(anchor_list):
+        # The window around the anchor, sampled from the image through the current fit.
+        t2i[:, 2] = shifts[i]
         win = cv2.warpAffine(
             image_fine,
-            t2i[:2],
+            t2i,
             (size, size),
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_CONSTANT,
-            borderValue=0,
+            borderValue=255,
         )
-        res = cv2.matchTemplate(win, a.patch, cv2.TM_CCOEFF_NORMED)
-        px, py, score = _peak(res)
-        if score < MIN_ANCHOR_NCC or not np.isfinite(score):
-            continue
-        # The anchor's centre is at (px + half, py + half) in the window.
-        cx, cy = px + half, py + half
-        img = t2i @ np.array([cx, cy, 1.0])
-        page_xy.append((a.x_in, a.y_in))
-        image_xy.append((img[0] / f, img[1] / f))
-    if len(page_xy) < MIN_ANCHORS:
-        return affine, math.inf, len(page_xy)
-    p, q = np.array(page_xy), np.array(image_xy)
-    fit, res = fit_affine(p, q)
-    keep = res <= max(3 * float(np.median(res)), 0.006 * px_per_in)
+        corr = cv2.matchTemplate(win, a.half if coarse_level else a.patch, cv2.TM_CCOEFF_NORMED)
+        px, py, score = _peak(corr)
+        ok[i] = score >= MIN_ANCHOR_NCC and math.isfinite(score)
+        found[i] = px + half, py + half  # the anchor's centre in the window
+    if ok.sum() < MIN_ANCHORS:
+        return affine, math.inf, int(ok.sum())
+    p = page[ok]
+    q = ((origins[ok] + found[ok]) @ lin.T + off) / f
+    fit, resid = fit_affine(p, q)
+    keep = resid <= max(3 * float(np.median(resid)), 0.006 * px_per_in)
     if keep.sum() >= MIN_ANCHORS and not keep.all():
-        fit, res = fit_affine(p[keep], q[keep])
-    rms = float(np.sqrt(np.mean(res**2))) / px_per_in
-    return fit, rms, int(len(res))
+        fit, resid = fit_affine(p[keep], q[keep])
+    rms = float(np.sqrt(np.mean(resid**2))) / px_per_in
+    return fit, rms, int(len(resid))

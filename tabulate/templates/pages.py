@@ -19,7 +19,7 @@ import numpy as np
 
 from ..detect.template import PRINT_MARGIN_IN, PageTemplate, build_points
 from ..kernels import TargetPoints
-from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, anchors, prepare
+from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, anchors, prepare, print_angle, unit
 from .model import TemplatePage, TemplateSet
 
 #: Interior points nearer than this (inches) to the blank's print are not scored.
@@ -36,6 +36,8 @@ class PreparedPage:
     anchors: tuple[Anchor, ...]
     core_ink: np.ndarray  # (N, 2) page inches well inside printed ink
     match: np.ndarray  # the blank at MATCH_DPI, ink bright, for telling similar pages apart
+    match_unit: np.ndarray  # ``match`` flattened, centred and of unit length: a correlation is one dot product
+    angle: float  # the skew of the blank's own print (`print_angle`), degrees
 
 
 def _ink(blank: np.ndarray) -> np.ndarray:
@@ -61,7 +63,7 @@ def prepare_page(folder: Path, page: TemplatePage) -> PreparedPage:
     pick = np.linspace(0, len(rows) - 1, min(400, len(rows))).astype(int) if len(rows) else np.zeros(0, int)
     core = np.column_stack([(cols[pick] + 0.5) / page.dpi, (rows[pick] + 0.5) / page.dpi])
     match = prepare(blank, page.dpi, MATCH_DPI, 0.0)
-    return PreparedPage(page, blank, small, anc, core, match)
+    return PreparedPage(page, blank, small, anc, core, match, unit(match), print_angle(match))
 
 
 _CACHE: dict[tuple, object] = {}

@@ -135,7 +135,7 @@ def create_app(
     Parameters
     ----------
     db_path
-        The store (SQLite file); adjudication's tables are created in it if missing.
+        The store (a SQLite file or a postgresql:// URL); adjudication's tables are created in it if missing.
     allowed_hosts
         Host names the app answers to (the Host header); anything else gets 400,
         which stops DNS-rebinding pages from reaching a server on 127.0.0.1.

@@ -13,7 +13,6 @@ Every endpoint is wrapped by `endpoint`, which
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
+from ...store.sqldb import Connection
 from .. import panels, schema
 from ..explain import when_words
 from ..panels import Panel
@@ -62,7 +62,7 @@ class AppState:
         self.last_sync = 0.0
         self.sync_lock = threading.Lock()
 
-    def conn(self) -> sqlite3.Connection:
+    def conn(self) -> Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = schema.connect(self.db_path)
@@ -88,7 +88,7 @@ class Ctx:
 
     request: Request
     state: AppState
-    conn: sqlite3.Connection
+    conn: Connection
     session: Session
     form: dict[str, Any]
 

@@ -20,6 +20,7 @@ from starlette.routing import Route
 from ...audit.handeye import book, workflow
 from ...audit.handeye.state import audit_state
 from ...audit.handeye.tallies import TallyError, current_attempt, group_attempts, matched_tally
+from ...store import sqldb
 from ..source import SourceError
 from .context import Ctx, endpoint, forbidden
 
@@ -30,7 +31,7 @@ def _may_see(ctx: Ctx) -> bool:
 
 def _migrated(ctx: Ctx) -> None:
     # Creating the tables takes the write lock: only when they are missing, not on every page.
-    if ctx.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'he_findings'").fetchone() is None:
+    if not sqldb.has_table(ctx.conn, "he_findings"):
         book.migrate(ctx.conn)
 
 

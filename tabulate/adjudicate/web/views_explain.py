@@ -6,10 +6,9 @@ so the screen and the terminal tell a lawyer the same story.
 
 from __future__ import annotations
 
-import sqlite3
-
 from starlette.responses import RedirectResponse, Response
 
+from ...store import sqldb
 from ..explanation import BallotNotFound, explain_ballot, find_sheet
 from .context import Ctx, endpoint, forbidden
 
@@ -23,7 +22,7 @@ def _zoom_url(sheet_id: str, images, page: int | None, contest_id: str) -> str |
 def explain_page(ctx: Ctx, sheet_id: str) -> Response:
     try:
         exp = explain_ballot(ctx.source.store, ctx.conn, int(sheet_id))
-    except (KeyError, ValueError, sqlite3.Error):
+    except (KeyError, ValueError, *sqldb.database_errors()):
         return forbidden(ctx, f"There is no sheet {sheet_id} in the store.", 404)
     zooms = {c.contest_id: _zoom_url(sheet_id, exp.images, c.page, c.contest_id) for c in exp.contests}
     return ctx.render("explain.html", exp=exp, zooms=zooms)

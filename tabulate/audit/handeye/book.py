@@ -1,4 +1,4 @@
-"""The audit's own records, in the store's SQLite file: selections, tallies, tapes, findings.
+"""The audit's own records, in the store's database (SQLite or PostgreSQL): selections, tallies, tapes, findings.
 
 Tables are prefixed ``he_`` (hand-to-eye) and only ever added to: a tally,
 a tape, a determination, a signature or an annotation is a new row, never an
@@ -15,7 +15,6 @@ determinations can no longer be added to, only annotated.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Mapping
@@ -24,6 +23,8 @@ from ...adjudicate import auditlog
 from ...adjudicate.schema import migrate as migrate_adjudication
 from ...adjudicate.schema import transaction
 from ...core import TabulateError
+from ...store import sqldb
+from ...store.sqldb import Connection, IntegrityError
 from .tallies import TallyEntry
 
 _TABLES = """
@@ -67,6 +68,18 @@ CREATE TABLE IF NOT EXISTS he_findings (
 );
 """
 _APPEND_ONLY = ("he_audits", "he_tallies", "he_tapes", "he_findings")
+_REFUSAL = "the hand-to-eye audit records are append-only"
+#: PostgreSQL's form of the same refusal: one trigger function, a trigger per table (made once).
+_PG_APPEND_ONLY = (
+    "CREATE OR REPLACE FUNCTION he_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ "
+    # an integrity error, as SQLite's RAISE(ABORT) is: callers catch one kind on both backends
+    f"BEGIN RAISE EXCEPTION '{_REFUSAL}' USING ERRCODE = 'integrity_constraint_violation'; END $$;"
+    + "".join(
+        f"CREATE OR REPLACE TRIGGER {t}_no_change BEFORE UPDATE OR DELETE ON {t} "
+        "FOR EACH ROW EXECUTE FUNCTION he_append_only();"
+        for t in _APPEND_ONLY
+    )
+)
 
 
 class AuditError(TabulateError, ValueError):
@@ -112,23 +125,27 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def migrate(conn: sqlite3.Connection) -> None:
-    """Create the audit's tables (and adjudication's, for the audit log) if missing."""
+def migrate(conn: Connection) -> None:
+    """Create the audit's tables (and adjudication's, for the audit log) if missing, on either backend."""
     migrate_adjudication(conn)
-    triggers = "".join(
-        f"CREATE TRIGGER IF NOT EXISTS {t}_no_{op.lower()} BEFORE {op} ON {t} "
-        f"BEGIN SELECT RAISE(ABORT, 'the hand-to-eye audit records are append-only'); END;"
-        for t in _APPEND_ONLY
-        for op in ("UPDATE", "DELETE")
-    )
-    conn.executescript("BEGIN IMMEDIATE;" + _TABLES + triggers + "COMMIT;")
+    with transaction(conn):
+        sqldb.run_script(conn, _TABLES)
+        if sqldb.is_postgres(conn):
+            sqldb.run_script(conn, _PG_APPEND_ONLY)
+            return
+        for t in _APPEND_ONLY:
+            for op in ("UPDATE", "DELETE"):
+                conn.execute(
+                    f"CREATE TRIGGER IF NOT EXISTS {t}_no_{op.lower()} BEFORE {op} ON {t} "
+                    f"BEGIN SELECT RAISE(ABORT, '{_REFUSAL}'); END"
+                )
 
 
 def _audit(row) -> Audit:
     return Audit(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), json.loads(row[6]))
 
 
-def create_audit(conn: sqlite3.Connection, actor: str, selection: Mapping, prediction: Mapping) -> Audit:
+def create_audit(conn: Connection, actor: str, selection: Mapping, prediction: Mapping) -> Audit:
     """Record a selection and the prediction made from the store as it is now; log both."""
     with transaction(conn):
         at = now()
@@ -159,7 +176,7 @@ def create_audit(conn: sqlite3.Connection, actor: str, selection: Mapping, predi
     return get_audit(conn, audit_id)
 
 
-def get_audit(conn: sqlite3.Connection, audit_id: int) -> Audit:
+def get_audit(conn: Connection, audit_id: int) -> Audit:
     row = conn.execute(
         "SELECT id, created_at, created_by, tabulator, contest_id, selection, prediction FROM he_audits WHERE id = ?",
         (int(audit_id),),
@@ -169,14 +186,14 @@ def get_audit(conn: sqlite3.Connection, audit_id: int) -> Audit:
     return _audit(row)
 
 
-def audits(conn: sqlite3.Connection) -> list[Audit]:
+def audits(conn: Connection) -> list[Audit]:
     rows = conn.execute(
         "SELECT id, created_at, created_by, tabulator, contest_id, selection, prediction FROM he_audits ORDER BY id"
     )
     return [_audit(r) for r in rows]
 
 
-def findings(conn: sqlite3.Connection, audit_id: int, kind: str | None = None) -> list[Finding]:
+def findings(conn: Connection, audit_id: int, kind: str | None = None) -> list[Finding]:
     sql = "SELECT kind, author, party, text, at FROM he_findings WHERE audit_id = ?"
     args: list = [int(audit_id)]
     if kind:
@@ -185,11 +202,11 @@ def findings(conn: sqlite3.Connection, audit_id: int, kind: str | None = None) -
     return [Finding(*r) for r in conn.execute(sql + " ORDER BY id", args)]
 
 
-def signed(conn: sqlite3.Connection, audit_id: int) -> bool:
+def signed(conn: Connection, audit_id: int) -> bool:
     return bool(findings(conn, audit_id, "signature"))
 
 
-def _open(conn: sqlite3.Connection, audit_id: int) -> Audit:
+def _open(conn: Connection, audit_id: int) -> Audit:
     audit = get_audit(conn, audit_id)
     if signed(conn, audit_id):
         raise AuditError(
@@ -199,7 +216,7 @@ def _open(conn: sqlite3.Connection, audit_id: int) -> Audit:
     return audit
 
 
-def tallies(conn: sqlite3.Connection, audit_id: int) -> list[TallyEntry]:
+def tallies(conn: Connection, audit_id: int) -> list[TallyEntry]:
     rows = conn.execute(
         "SELECT attempt, counter, party, counts, entered_at, entered_by FROM he_tallies WHERE audit_id = ? ORDER BY id",
         (int(audit_id),),
@@ -207,7 +224,7 @@ def tallies(conn: sqlite3.Connection, audit_id: int) -> list[TallyEntry]:
     return [TallyEntry(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
 
 
-def add_tally(conn: sqlite3.Connection, audit_id: int, entry: TallyEntry, *, actor: str) -> None:
+def add_tally(conn: Connection, audit_id: int, entry: TallyEntry, *, actor: str) -> None:
     """Store one counter's tally of one attempt and log it (the counts go into the log too)."""
     with transaction(conn):
         _open(conn, audit_id)
@@ -225,7 +242,7 @@ def add_tally(conn: sqlite3.Connection, audit_id: int, entry: TallyEntry, *, act
                     actor,
                 ),
             )
-        except sqlite3.IntegrityError:
+        except IntegrityError:
             raise AuditError(
                 f"attempt {entry.attempt} already has a tally by {entry.counter} or by a counter of party {entry.party}"
             ) from None
@@ -244,7 +261,7 @@ def add_tally(conn: sqlite3.Connection, audit_id: int, entry: TallyEntry, *, act
 
 
 def log_attempt_outcome(
-    conn: sqlite3.Connection, audit_id: int, attempt: int, differences: tuple[str, ...], *, actor: str
+    conn: Connection, audit_id: int, attempt: int, differences: tuple[str, ...], *, actor: str
 ) -> None:
     auditlog.append(
         conn,
@@ -254,7 +271,7 @@ def log_attempt_outcome(
     )
 
 
-def add_tape(conn: sqlite3.Connection, audit_id: int, source: str, counts: Mapping[str, int], *, actor: str) -> None:
+def add_tape(conn: Connection, audit_id: int, source: str, counts: Mapping[str, int], *, actor: str) -> None:
     with transaction(conn):
         _open(conn, audit_id)
         conn.execute(
@@ -266,7 +283,7 @@ def add_tape(conn: sqlite3.Connection, audit_id: int, source: str, counts: Mappi
         )
 
 
-def tape(conn: sqlite3.Connection, audit_id: int) -> Tape | None:
+def tape(conn: Connection, audit_id: int) -> Tape | None:
     """The latest tape entered (earlier ones stay in the table and the log)."""
     row = conn.execute(
         "SELECT source, counts, entered_at, entered_by FROM he_tapes WHERE audit_id = ? ORDER BY id DESC LIMIT 1",
@@ -276,7 +293,7 @@ def tape(conn: sqlite3.Connection, audit_id: int) -> Tape | None:
 
 
 def add_finding(
-    conn: sqlite3.Connection, audit_id: int, kind: str, author: str, text: str, *, party: str = "", actor: str
+    conn: Connection, audit_id: int, kind: str, author: str, text: str, *, party: str = "", actor: str
 ) -> None:
     """A determination or signature (refused once signed) or an annotation (always allowed)."""
     author, text = " ".join(author.split()), " ".join(text.split())

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from ...election import Contest, Election
 from ...store import Store
+from ...store.sqldb import Connection
 from . import book
 from .compare import ComparisonRow, compare, option_label
 from .explain import Explanation, Prediction, explain, predict
@@ -113,7 +113,7 @@ class AuditState:
         }
 
 
-def audit_state(store: Store, conn: sqlite3.Connection, audit_id: int) -> AuditState:
+def audit_state(store: Store, conn: Connection, audit_id: int) -> AuditState:
     """Read one audit and everything it is compared with."""
     audit = book.get_audit(conn, audit_id)
     election = store.election()

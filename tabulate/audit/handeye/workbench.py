@@ -10,7 +10,6 @@ sheets were still waiting.)
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
@@ -22,6 +21,7 @@ from ...core import BallotRecord
 from ...election import Election
 from ...report.rla import ARLO_CONTAINERS
 from ...store import LIVE_STATUSES, Store
+from ...store.sqldb import Connection
 from .explain import AuditedSheet, Prediction, SetAsideSheet, predict
 from .selection import Candidates, candidates
 
@@ -52,17 +52,17 @@ class Container:
     last: int
 
 
-def _live_records(store: Store, conn: sqlite3.Connection) -> dict[str, BallotRecord]:
+def _live_records(store: Store, conn: Connection) -> dict[str, BallotRecord]:
     return {r.ballot_id: r for r in adjudicated_records(store, conn)}
 
 
-def audit_pool(store: Store, conn: sqlite3.Connection) -> Candidates:
+def audit_pool(store: Store, conn: Connection) -> Candidates:
     """The scanners and races a selection chooses from."""
     election = store.election()
     return candidates(election, adjudicated_records(store, conn))
 
 
-def scanner_sheets(store: Store, conn: sqlite3.Connection, tabulator: str) -> ScannerSheets:
+def scanner_sheets(store: Store, conn: Connection, tabulator: str) -> ScannerSheets:
     """Every sheet ``tabulator`` read, in batch and position order, decisions folded in."""
     records = _live_records(store, conn)
     live, aside = [], []
@@ -118,7 +118,7 @@ def hand_clauses(store: Store) -> Callable[[int, str], tuple[str, ...]]:
     return clauses
 
 
-def prediction_for(store: Store, conn: sqlite3.Connection, tabulator: str, contest_id: str) -> Prediction:
+def prediction_for(store: Store, conn: Connection, tabulator: str, contest_id: str) -> Prediction:
     """The prediction for the audited race from the store as it is now."""
     sheets = scanner_sheets(store, conn, tabulator)
     return predict(store.election(), tabulator, contest_id, sheets.sheets, sheets.set_aside, hand_clauses(store))

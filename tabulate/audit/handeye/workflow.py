@@ -6,10 +6,10 @@ call these, so the rules hold whichever is used.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Mapping
 
 from ...store import Store
+from ...store.sqldb import Connection
 from . import book
 from .selection import Selection, select_announced, select_by_seed
 from .tallies import Attempt, TallyEntry, TallyError, check_counter, current_attempt, matched_tally, parse_counts
@@ -18,7 +18,7 @@ from .workbench import audit_pool, prediction_for
 
 def start_audit(
     store: Store,
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     actor: str,
     seed: str | None = None,
@@ -44,7 +44,7 @@ def start_audit(
 
 def enter_tally(
     store: Store,
-    conn: sqlite3.Connection,
+    conn: Connection,
     audit_id: int,
     *,
     counter: str,
@@ -79,7 +79,7 @@ def enter_tally(
     return now
 
 
-def sign(store: Store, conn: sqlite3.Connection, audit_id: int, *, member: str, party: str, actor: str) -> None:
+def sign(store: Store, conn: Connection, audit_id: int, *, member: str, party: str, actor: str) -> None:
     """A board member signs the findings; from the first signature the audit can only be annotated."""
     if matched_tally(book.tallies(conn, audit_id)) is None:
         raise book.AuditError("the two tallies have not matched yet: there is nothing to sign")
