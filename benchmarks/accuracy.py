@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tabulate.ballots.marks import MARK_KINDS  # noqa: E402
+from tabulate.ballots.arrows import mark_kind  # noqa: E402
 from tabulate.ballots.simulate import simulate_sheet  # noqa: E402
 from tabulate.detect import identify_from_other_side, pair_pages, read_image  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
@@ -146,8 +146,8 @@ class Accuracy:
         if not r["needs_review"]:
             self.clean += 1
             self.clean_sent += r["flagged"]
-        for kind, bitonal, pen, scan, hand, score, seen in r["targets"]:
-            mk = MARK_KINDS[kind]
+        for kind, bitonal, pen, scan, hand, score, seen, *shape in r["targets"]:
+            mk = mark_kind(kind, shape[0] if shape else "oval")  # an arrow's gap has its own table
             self.by_kind[kind].append((scan, score, scan in mk.scan_accepts or (bitonal and kind == "light_pencil")))
             if mk.scan == "marked" and scan == "unmarked" and not seen:
                 self.definite_lost.append((r["k"], kind, "bitonal", pen, score))
@@ -172,8 +172,9 @@ class Accuracy:
             elif (mk.scan == "unmarked") != (mk.hand == "no_vote"):
                 self.disagree += 1
                 self.disagree_sent += sent
-        for kind in r["rejected_kinds"]:  # a rejected sheet goes to a person with all its marks
-            mk = MARK_KINDS[kind]
+        for item in r["rejected_kinds"]:  # a rejected sheet goes to a person with all its marks
+            kind, shape = (item, "oval") if isinstance(item, str) else item
+            mk = mark_kind(kind, shape)
             if mk.scan == "ambiguous" or mk.hand == "ambiguous":
                 self.ambiguous += 1
                 self.ambiguous_sent += 1

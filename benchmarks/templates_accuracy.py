@@ -108,7 +108,8 @@ def read_one(args: tuple) -> dict:
             seen = _seen(
                 images[i], it, where[(t.contest_id, t.option_id)], it["bitonal"], truth["vendor"]["quarter_turns"]
             )
-            targets.append((kind, it["bitonal"], truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen))
+            shape = where[(t.contest_id, t.option_id)].shape
+            targets.append((kind, it["bitonal"], truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen, shape))
             ids.append((t.contest_id, t.option_id, tuple(round(v, 3) for v in t.features), t.hand_clauses))
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
     scratched = truth["vendor"]["code_scratched"]
@@ -126,7 +127,7 @@ def read_one(args: tuple) -> dict:
         "needs_review": truth["needs_review"],
         "flagged": flagged,
         "profile": profile,
-        "rejected_kinds": [t["kind"] for t in truth["targets"]] if not sheet.ok else [],
+        "rejected_kinds": [(t["kind"], t.get("shape", "oval")) for t in truth["targets"]] if not sheet.ok else [],
         "ident": ident,
         "seconds": seconds,
     }

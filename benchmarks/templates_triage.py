@@ -56,14 +56,14 @@ def _features(f: tuple) -> str:
 def misses(r: dict) -> list[tuple]:
     """(what, page index or None, detail tuple) for every miss of one sheet's result."""
     out = []
-    for (kind, bitonal, pen, scan, hand, _score, seen), (c, o, f, why) in zip(r["targets"], r["ids"]):
+    for (kind, bitonal, pen, scan, hand, _score, seen, *_s), (c, o, f, why) in zip(r["targets"], r["ids"]):
         sent = scan == "marginal" or scan != hand
         if _ambiguous(kind) and seen and not sent and r["ok"]:
             out.append(("ambiguous kept", kind, c, o, scan, hand, bitonal, pen, _features(f), why))
     if not r["needs_review"] and r["flagged"]:
         if not r["ok"]:
             out.append(("clean sent", "rejected", r["reason"], r["detail"]))
-        for (kind, bitonal, pen, scan, hand, _score, _seen), (c, o, f, why) in zip(r["targets"], r["ids"]):
+        for (kind, bitonal, pen, scan, hand, _score, _seen, *_s), (c, o, f, why) in zip(r["targets"], r["ids"]):
             if scan == "marginal" or scan != hand:
                 out.append(("clean sent", kind, c, o, scan, hand, bitonal, pen, _features(f), why))
     for scratched, ok, reason in r["ident"]:
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
     count: Counter = Counter()
     blank = []
     for r in results:
-        blank.extend(score for kind, *_rest, score, _seen in r["targets"] if kind == "none")
+        blank.extend(t[5] for t in r["targets"] if t[0] == "none")
         for m in misses(r):
             count[m[:2]] += 1
             print(f"sheet {r['k']:5d} {r['profile']:7s} " + " ".join(str(x) for x in m))

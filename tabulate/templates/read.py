@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import lru_cache
 
 import cv2
@@ -31,7 +32,7 @@ from ..detect.reading import PageReading
 from ..detect.register import Registration, image_dpi
 from ..detect.score import page_features, score_page
 from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
-from ..detect.streaks import repair, streak_columns
+from ..detect.streaks import streak_columns
 from ..detect.template import dpi_class
 from ..election.model import Election, Thresholds
 from .align import (
@@ -56,6 +57,7 @@ from .align import (
     shrink,
 )
 from .codes import read_code, read_qr_near
+from .creases import crease_rows
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import PreparedPage, prepared, scoring_template
@@ -135,19 +137,27 @@ class TemplateReader:
                 precinct_id=tp.precinct_id,
                 page=tp.page,
             )
-            image, streaks = _streaks(image, reg)
+            upright, scoring_reg = _columns_upright(image, reg)
+            streaks = streak_columns(upright, reg.dpi, reg.paper, reg.ink)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
-            _tpl, feats = page_features(election, image, reg, tp.style_id, tp.page, settings, streaks, tpl)
+            slack = settings.search_in
+            _tpl, feats = page_features(
+                election, upright, scoring_reg, tp.style_id, tp.page, settings, streaks, tpl, slack
+            )
             targets, flags = score_page(
                 election,
-                image,
-                reg,
+                upright,
+                scoring_reg,
                 tp.style_id,
                 tp.page,
                 page_settings(feats, self.thresholds, settings),
                 streaks,
                 tpl=tpl,
                 thresholds=self.thresholds,
+                # The local search may slide a target's points by its radius: the printed name beside
+                # an arrow (whose outline pins it less than an oval's) must not come into its marking area.
+                area_slack_in=slack,
+                creases_in=crease_rows(upright, scoring_reg.affine, self.paper_in),
                 features=feats,
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
@@ -371,24 +381,6 @@ def _as_blank(frame: np.ndarray, reg: Registration) -> np.ndarray:
     return np.clip((frame - paper) * (255.0 / (ink - paper)), 0.0, 255.0).astype(np.float32)
 
 
-def _streaks(image: np.ndarray, reg: Registration) -> tuple[np.ndarray, np.ndarray]:
-    """The image to score and its streak columns (`tabulate.detect.streaks`).
-
-    A streak runs along the scanner's feed. A page turned a quarter (its image
-    rotated after the scan) has its streaks along image *rows*, which the
-    kernel cannot skip: they are found in the image's left and right margins
-    and painted over from the nearest clean row, in a copy, so a streak across
-    every name is not read as a mark beside each of them (31 KAR 6:030
-    Section 3(1)(e)).
-    """
-    if reg.rotation not in (90, 270):
-        return image, streak_columns(image, reg.dpi, reg.paper, reg.ink)
-    rows = streak_columns(np.ascontiguousarray(image.T), reg.dpi, reg.paper, reg.ink)
-    if rows.any():
-        image = repair(image.T, rows).T
-    return image, np.zeros(image.shape[1], np.bool_)
-
-
 def _registration(
     image: np.ndarray,
     affine: np.ndarray,
@@ -450,3 +442,20 @@ def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank:
         thresholds=Thresholds(tset.marginal, tset.definite),
     )
     return [t.score for t in targets]
+
+
+def _columns_upright(image: np.ndarray, reg: Registration) -> tuple[np.ndarray, Registration]:
+    """The image a quarter turn round when the page was fed sideways, with its transform to match.
+
+    A scanner's streak runs along the feed: down the image's columns on a page
+    fed upright, along its rows on one fed sideways. Streaks are found and
+    skipped by column (`tabulate.detect.streaks`), so a sideways page is
+    scored turned, its page's x running along the image's columns again.
+    """
+    a = reg.affine
+    if abs(a[0, 0]) >= abs(a[0, 1]):
+        return image, reg
+    # np.rot90 (k=1): new column = old row, new row = (width - 1) - old column.
+    w = image.shape[1]
+    turned = np.array([a[1], [-a[0, 0], -a[0, 1], (w - 1) - a[0, 2]]], dtype=np.float64)
+    return np.ascontiguousarray(np.rot90(image)), replace(reg, affine=turned)
