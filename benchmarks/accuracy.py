@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tabulate.ballots.marks import MARK_KINDS  # noqa: E402
+from tabulate.ballots.arrows import mark_kind  # noqa: E402
 from tabulate.ballots.simulate import simulate_sheet  # noqa: E402
 from tabulate.detect import identify_from_other_side, pair_pages, read_image  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
@@ -69,7 +69,7 @@ def read_one(args: tuple) -> dict:
             seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] else True
             ink = tt["ink"] if tt else 0.0
             targets.append(
-                (kind, image["bitonal"], sim.truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen, ink)
+                (kind, image["bitonal"], sim.truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen, "oval", ink)
             )
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
     return {
@@ -153,8 +153,10 @@ class Accuracy:
         if not r["needs_review"]:
             self.clean += 1
             self.clean_sent += r["flagged"]
-        for kind, bitonal, pen, scan, hand, score, seen, ink in r["targets"]:
-            mk = MARK_KINDS[kind]
+        for kind, bitonal, pen, scan, hand, score, seen, *rest in r["targets"]:
+            # rest: the target's shape (template sets), then the ink the simulator drew inside it
+            mk = mark_kind(kind, rest[0] if rest else "oval")  # an arrow's gap has its own table
+            ink = rest[1] if len(rest) > 1 else None
             self.by_kind[kind].append((scan, score, scan in mk.scan_accepts or (bitonal and kind == "light_pencil")))
             if mk.scan == "marked" and scan == "unmarked" and not seen:
                 self.definite_lost.append((r["k"], kind, "bitonal", pen, score))
@@ -177,12 +179,15 @@ class Accuracy:
                 if not sent:
                     self.ambiguous_kept[(kind, scan)] += 1
                     where = "bitonal" if bitonal else "grey"
-                    self.ambiguous_missed.append((r["k"], kind, where, f"{scan}/{hand}", score, f"drawn ink {ink:.3f}"))
+                    self.ambiguous_missed.append(
+                        (r["k"], kind, where, f"{scan}/{hand}", score, "" if ink is None else f"drawn ink {ink:.3f}")
+                    )
             elif (mk.scan == "unmarked") != (mk.hand == "no_vote"):
                 self.disagree += 1
                 self.disagree_sent += sent
-        for kind in r["rejected_kinds"]:  # a rejected sheet goes to a person with all its marks
-            mk = MARK_KINDS[kind]
+        for item in r["rejected_kinds"]:  # a rejected sheet goes to a person with all its marks
+            kind, shape = (item, "oval") if isinstance(item, str) else item
+            mk = mark_kind(kind, shape)
             if mk.scan == "ambiguous" or mk.hand == "ambiguous":
                 self.ambiguous += 1
                 self.ambiguous_sent += 1

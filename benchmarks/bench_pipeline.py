@@ -28,6 +28,7 @@ from tabulate.detect import read_sheet, sheet_marks
 from tabulate.election import load_election
 from tabulate.rules import apply_rules
 from tabulate.store import open_store
+from tabulate.store.evidence import decode_evidence
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "general" / "election.json"
 PAPER = (8.5, 11.0)
@@ -69,7 +70,7 @@ def test_interpret_sheet(benchmark, election, files):
     pages = [load_page(PageSource(str(p)), PAPER)[0] for p in files]
     result = benchmark(interpret_sheet, election, pages)
     assert result.status in ("counted", "needs_review")
-    digests = {p["digest"] for p in json.loads(result.evidence)["pages"]}
+    digests = {p["digest"] for p in decode_evidence(result.evidence, election)["pages"]}
     assert digests == {hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 

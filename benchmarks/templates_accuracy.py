@@ -53,18 +53,37 @@ def _init(family: str, folder: str) -> None:
     _STATE.update(family=family, election=family_election(family), reader=TemplateReader(folder))
 
 
+def page_to_image(image_truth: dict, turns: int, shape: tuple[int, int]) -> np.ndarray:
+    """The simulator's page-inches-to-image-pixels transform (2x3), after the feed's quarter turns
+    (``np.rot90(image, turns)``; ``shape`` is the turned image's)."""
+    m = np.array(image_truth["transform"]["page_to_image"], dtype=float)
+    rows, cols = shape
+    if turns % 4 == 1:  # rot90 once: (col, row) -> (row, cols_before - col); cols_before = rows now
+        m = np.array([m[1], -m[0]]) + np.array([[0, 0, 0], [0, 0, rows]])
+    elif turns % 4 == 3:  # (col, row) -> (rows_before - row, col); rows_before = cols now
+        m = np.array([-m[1], m[0]]) + np.array([[0, 0, cols], [0, 0, 0]])
+    elif turns % 4 == 2:
+        m = -m + np.array([[0, 0, cols], [0, 0, rows]])
+    return m
+
+
 def _seen(img, image_truth, target, bitonal: bool, turns: int) -> bool:
-    """Whether ink is left inside a target of a bitonal page (by the simulator's own transform)."""
-    if not bitonal or turns:
+    """Whether ink is left inside a target of a bitonal page (by the simulator's own transform), not
+    counting a scanner streak's columns (the reader skips those: they are dust, not the voter's ink)."""
+    if not bitonal:
         return True
-    m = np.array(image_truth["transform"]["page_to_image"])
+    img = np.rot90(img, -turns)  # the image as scanned, before the feed's quarter turns
+    m = np.array(image_truth["transform"]["page_to_image"], dtype=float)
     (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
     u, v = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
     inside = u**2 + v**2 <= 1.0
     pts = np.column_stack([cx + a * u[inside], cy + b * v[inside], np.ones(inside.sum())]) @ m.T
     c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
     r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
-    return bool((img[r, c] < 128).sum() >= 2)
+    streak = np.zeros(img.shape[1] + 2, bool)
+    for col, width, _delta in image_truth["transform"].get("streaks", ()):
+        streak[max(0, col - 1) : col + width + 1] = True
+    return bool(((img[r, c] < 128) & ~streak[c]).sum() >= 2)
 
 
 def read_one(args: tuple) -> dict:
@@ -80,7 +99,7 @@ def read_one(args: tuple) -> dict:
     tt = {(t["contest"], t["option"]): t for t in truth["targets"]}
     layout = ballot(e, truth["style"], family)
     where = {(t.contest_id, t.option_id): t for p in layout.pages for t in p.targets}
-    targets = []
+    targets, ids = [], []
     for i, p in enumerate(pages):
         it = truth["images"][i]
         for t in p.targets:
@@ -89,7 +108,9 @@ def read_one(args: tuple) -> dict:
             seen = _seen(
                 images[i], it, where[(t.contest_id, t.option_id)], it["bitonal"], truth["vendor"]["quarter_turns"]
             )
-            targets.append((kind, it["bitonal"], truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen))
+            shape = where[(t.contest_id, t.option_id)].shape
+            targets.append((kind, it["bitonal"], truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen, shape))
+            ids.append((t.contest_id, t.option_id, tuple(round(v, 3) for v in t.features), t.hand_clauses))
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
     scratched = truth["vendor"]["code_scratched"]
     ident = [
@@ -102,13 +123,36 @@ def read_one(args: tuple) -> dict:
         "reason": sheet.reason_code,
         "detail": sheet.reason,
         "targets": targets,
+        "ids": ids,  # per target: contest, option, features, hand clauses (for benchmarks/templates_triage.py)
         "needs_review": truth["needs_review"],
         "flagged": flagged,
         "profile": profile,
-        "rejected_kinds": [t["kind"] for t in truth["targets"]] if not sheet.ok else [],
+        "rejected_kinds": [(t["kind"], t.get("shape", "oval")) for t in truth["targets"]] if not sheet.ok else [],
         "ident": ident,
         "seconds": seconds,
     }
+
+
+def report(results: list[dict], sheets: int, workers: int, wall: float) -> None:
+    """Print the accuracy table, the identification line and the read time of ``results``."""
+    acc, ids, secs = Accuracy(), [], []
+    for r in sorted(results, key=lambda r: r["k"]):
+        acc.add(r)
+        ids.extend(r["ident"])
+        secs.append(r["seconds"])
+    print(acc.table())
+    scratched = [i for i in ids if i[0]]
+    print(
+        f"pages identified (right style and page) {sum(i[1] for i in ids)}/{len(ids)}; "
+        f"code scratched out: {sum(i[1] for i in scratched)}/{len(scratched)} identified by matching"
+    )
+    for s, ok, reason in ids:
+        if not ok:
+            print(f"  not identified: scratched={s} {reason}")
+    print(
+        f"read time per sheet (after decoding, both pages): median {1e3 * float(np.median(secs)):.0f} ms; "
+        f"wall {wall:.0f} s for {sheets} sheets with {workers} workers"
+    )
 
 
 def main(argv=None) -> int:
@@ -127,7 +171,6 @@ def main(argv=None) -> int:
             f"imported {len(tset.pages)} pages in {time.perf_counter() - t0:.1f} s; blank level "
             f"{tset.blank_level:.3f}; thresholds {tset.marginal:.3f} / {tset.definite:.3f}"
         )
-        acc, ids, secs = Accuracy(), [], []
         jobs = [(k, args.seed) for k in range(args.sheets)]
         t0 = time.perf_counter()
         if args.workers > 1:
@@ -137,23 +180,7 @@ def main(argv=None) -> int:
             _init(args.family, str(Path(tmp) / "set"))
             results = [read_one(j) for j in jobs]
         wall = time.perf_counter() - t0
-    for r in sorted(results, key=lambda r: r["k"]):
-        acc.add(r)
-        ids.extend(r["ident"])
-        secs.append(r["seconds"])
-    print(acc.table())
-    scratched = [i for i in ids if i[0]]
-    print(
-        f"pages identified (right style and page) {sum(i[1] for i in ids)}/{len(ids)}; "
-        f"code scratched out: {sum(i[1] for i in scratched)}/{len(scratched)} identified by matching"
-    )
-    for s, ok, reason in ids:
-        if not ok:
-            print(f"  not identified: scratched={s} {reason}")
-    print(
-        f"read time per sheet (after decoding, both pages): median {1e3 * float(np.median(secs)):.0f} ms; "
-        f"wall {wall:.0f} s for {args.sheets} sheets with {args.workers} workers"
-    )
+    report(results, args.sheets, args.workers, wall)
     return 0
 
 

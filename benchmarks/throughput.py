@@ -106,9 +106,10 @@ def decode_task(sheet) -> str:
 
 
 def _init_decoder(election_path: str) -> None:
-    from tabulate.central.worker import _state
+    from tabulate.central.worker import _state, one_thread_per_worker
     from tabulate.election import load_election
 
+    one_thread_per_worker()  # as the scan's workers (`init_worker`)
     _state["election"] = load_election(election_path)
 
 

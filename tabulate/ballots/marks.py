@@ -413,6 +413,12 @@ def mark_shape(kind: str, target: TargetLayout, pen: Pen, rng: np.random.Generat
         return [], [], pen
     if kind not in _DRAW:
         raise ValueError(f"no mark kind {kind!r} at a target (kinds: {', '.join(sorted(_DRAW))})")
+    if target.shape == "arrow":
+        # Imported here: the arrow module builds its table from this one's.
+        from .arrows import ARROW_DRAW
+
+        if kind in ARROW_DRAW:  # drawn across the gap, where a voter joins the arrow
+            return ARROW_DRAW[kind](target, pen, rng)
     return _DRAW[kind](target, pen, rng)
 
 

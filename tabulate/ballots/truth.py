@@ -1,7 +1,10 @@
 """The truth of a simulated sheet: what the voter meant, what was drawn, and what a reader should make of it.
 
 The expected readings come from `tabulate.ballots.marks.MARK_KINDS` (31 KAR
-6:030 §2(1) for the scanner, §3(1) for the hand count). The reasons a person
+6:030 §2(1) for the scanner, §3(1) for the hand count), and on a
+connect-the-arrow target from `tabulate.ballots.arrows.ARROW_MARK_KINDS`
+("connecting the arrow", §2(1)(a)); an arrow target's entry says so
+(``"shape": "arrow"``). The reasons a person
 should look use the codes of `tabulate.election.ADJUDICATION_REASONS`. The
 format is documented in docs/simulator.md.
 """
@@ -11,7 +14,8 @@ from __future__ import annotations
 from ..election.geometry import Rect
 from ..election.layout import BallotLayout
 from ..election.model import Election
-from .marks import _ANY, MARK_KINDS, DrawnMark
+from .arrows import mark_kind
+from .marks import _ANY, DrawnMark
 from .plan import SheetPlan
 from .scanner import SheetScan
 from .voters import intended_votes
@@ -23,20 +27,29 @@ def _rect(r: Rect | None) -> list[float] | None:
     return None if r is None else [round(r.x, 4), round(r.y, 4), round(r.w, 4), round(r.h, 4)]
 
 
-def _accepts(kind: str, bitonal: bool) -> tuple[str, ...]:
+def _accepts(kind: str, bitonal: bool, shape: str) -> tuple[str, ...]:
     # Bitonal scanning drops light gray: a light pencil fill may vanish entirely.
     if bitonal and kind == "light_pencil":
         return _ANY
-    return MARK_KINDS[kind].scan_accepts
+    return mark_kind(kind, shape).scan_accepts
 
 
 def target_entries(
-    plan: SheetPlan, drawn: dict[tuple[str, str], DrawnMark], bitonal: bool, hands: dict[tuple[str, str], str]
+    plan: SheetPlan,
+    drawn: dict[tuple[str, str], DrawnMark],
+    bitonal: bool,
+    hands: dict[tuple[str, str], str],
+    shapes: dict[tuple[str, str], str] | None = None,
 ) -> list[dict]:
-    """One entry per target that carries ink or a written name (every other target is ``none``)."""
+    """One entry per target that carries ink or a written name (every other target is ``none``).
+
+    ``shapes`` gives each target's shape where it is not an oval or box: a
+    mark on an arrow reads by `tabulate.ballots.arrows.ARROW_MARK_KINDS`.
+    """
     out = []
     for m in plan.marks:
-        k = MARK_KINDS[m.kind]
+        shape = (shapes or {}).get((m.contest_id, m.option_id), "oval")
+        k = mark_kind(m.kind, shape)
         d = drawn.get((m.contest_id, m.option_id))
         e = {
             "page": m.page,
@@ -44,12 +57,14 @@ def target_entries(
             "option": m.option_id,
             "kind": m.kind,
             "scan": k.scan,
-            "scan_accepts": list(_accepts(m.kind, bitonal)),
+            "scan_accepts": list(_accepts(m.kind, bitonal, shape)),
             "hand": k.hand,
             "ink": round(d.interior_ink, 4) if d else 0.0,
             "cover": round(d.interior_cover, 4) if d else 0.0,
             "extent_in": _rect(d.extent_in) if d else None,
         }
+        if shape == "arrow":
+            e["shape"] = shape
         if m.write_in:
             w = m.write_in
             e["write_in"] = {
@@ -96,7 +111,7 @@ def review_reasons(targets: list[dict], contests: dict[str, dict]) -> list[dict]
     """Why a person should look at the sheet (empty: no reason)."""
     reasons = []
     for t in targets:
-        k = MARK_KINDS[t["kind"]]
+        k = mark_kind(t["kind"], t.get("shape", "oval"))
         if k.scan == "ambiguous" or k.hand == "ambiguous":
             reasons.append({"code": "marginal_mark", "contest": t["contest"], "option": t["option"], "kind": t["kind"]})
         elif k.needs_review:
@@ -135,7 +150,8 @@ def sheet_truth(
 ) -> dict:
     """The truth record of one simulated sheet (see docs/simulator.md)."""
     bitonal = scan.params[0].bitonal
-    targets = target_entries(plan, drawn, bitonal, hands)
+    shapes = {(t.contest_id, t.option_id): t.shape for p in layout.pages for t in p.targets if t.shape == "arrow"}
+    targets = target_entries(plan, drawn, bitonal, hands, shapes)
     contests = contest_entries(election, plan, targets)
     reasons = review_reasons(targets, contests)
     page = layout.pages[0]

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 from ..core.sheets import SheetReason, SheetStatus
 from ..core.votes import BallotVotes
 from ..election import Election
+from ..store.evidence import encode_evidence
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,9 @@ class Interpretation:
     reasons: tuple[SheetReason, ...] = ()
     style_id: str | None = None
     precinct_id: str | None = None
-    #: JSON text of the reader's evidence (`SheetReading.to_dict`).
-    evidence: str | None = None
+    #: The reader's evidence (`SheetReading.to_dict`): a compact blob (`tabulate.store.evidence`),
+    #: encoded here in the worker so no JSON is written for it; JSON text is accepted too.
+    evidence: bytes | str | None = None
     #: JSON text of the marks (`tabulate.rules.marks_to_dict`).
     marks: str | None = None
     votes: BallotVotes | None = None
@@ -71,7 +73,7 @@ def interpret_sheet(election: Election, pages: Sequence[bytes], reader=None) -> 
     from ..rules import MarksError, apply_rules, marks_to_dict
 
     reading = read_sheet(election, list(pages), reader=reader)
-    evidence = _json(reading.to_dict())
+    evidence = encode_evidence(reading.to_dict(), election)
     if not reading.ok:
         return Interpretation("rejected", _reasons(reading), reading.style_id, reading.precinct_id, evidence)
     marks = sheet_marks(reading)

@@ -123,11 +123,12 @@ class _Occurrences:
 
 
 def _context():
-    # forkserver: workers fork from a clean server that preloaded the reader,
-    # never from the parent (which holds an open SQLite connection and threads).
+    # forkserver: workers fork from a clean server that preloaded the reader and loaded its
+    # compiled kernels (`tabulate.central.preload`), never from the parent (which holds an
+    # open SQLite connection and threads).
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["tabulate.central.worker", "tabulate.detect", "tabulate.rules"])
+        ctx.set_forkserver_preload(["tabulate.central.preload"])
         return ctx
     return multiprocessing.get_context("spawn")
 

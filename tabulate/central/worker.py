@@ -120,8 +120,22 @@ def _exit_when_orphaned(scan_pid: int) -> None:
     os._exit(0)
 
 
+def one_thread_per_worker() -> None:
+    """Make the libraries a worker calls run single-threaded: the pool already runs one reader per core.
+
+    OpenCV's own thread pool made each of the reader's small-window calls
+    (a corner's connected components, ~110 x 110 px) hand work to a second
+    thread and wait: registration took 0.7 ms more CPU per G4 sheet with it
+    (docs/perf.md). The results are the same either way.
+    """
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
 def init_worker(election: Election, interpreter: Interpreter, scan_pid: int) -> None:
     """Pool initializer: keep the election and the interpreter for every task; exit with the scan."""
+    one_thread_per_worker()
     _state["election"] = election
     _state["interpreter"] = interpreter
     threading.Thread(target=_exit_when_orphaned, args=(scan_pid,), daemon=True).start()

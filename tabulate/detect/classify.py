@@ -63,17 +63,19 @@ def scan_class(
     what an eraser left, Section 3(3)(a), is for a person to decide.
     ``f`` is the target's row of features (`tabulate.kernels.FEATURES`).
 
-    A connect-the-arrow target's score is the fraction of the gap's columns
-    holding ink: it is marked once ``settings.arrow_joined`` of the gap is
-    bridged ("connecting the arrow"), marginal from ``thresholds.marginal``.
+    A connect-the-arrow target is read by `arrow_class`.
     """
     score, dark = f[F["score"]], f[F["dark"]]
     if shape == "arrow":
-        return (
-            "marked" if score >= settings.arrow_joined else "marginal" if score >= thresholds.marginal else "unmarked"
-        )
+        return arrow_class(f, thresholds, settings, floor)
     if score >= thresholds.definite:
-        x_mark = f[F["crossings"]] >= 4 and dark < settings.x_full
+        # A small box's X (strokes across its corners) covers more of it than an oval's; its sides
+        # cut the strokes into fewer separate crossings (see ReadSettings.box_x_full).
+        x_mark = (
+            f[F["crossings"]] >= 3 and dark < settings.box_x_full
+            if shape == "box"
+            else f[F["crossings"]] >= 4 and dark < settings.x_full
+        )
         light = f[F["deep"]] < settings.light_ink
         return "marked" if dark >= settings.majority and not x_mark and not light else "marginal"
     if score >= thresholds.marginal or dark >= thresholds.marginal or f[F["erasure"]] >= settings.erased:
@@ -81,6 +83,40 @@ def scan_class(
     if floor is not None and score >= floor + settings.residue_excess:
         return "marginal"
     return "unmarked"
+
+
+def arrow_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSettings, floor: float | None) -> str:
+    """The scanner reading of a connect-the-arrow target.
+
+    31 KAR 6:030 Section 2(1)(a): a vote is made by "connecting the arrow next
+    to the candidate's name". The score is the fraction of the gap's columns
+    holding ink: the arrow is connected, whatever the stroke's shape (a bar, a
+    line, an X or a check across the gap), once ``settings.arrow_joined`` of
+    the gap is bridged; with light ink (a light pencil, or what an eraser
+    left, Section 3(3)(a)) it is marginal, as on an oval. Less than that,
+    from ``thresholds.marginal`` up, is a gap partly bridged: marginal. Below
+    it, light residue over ``settings.arrow_erased`` of the gap, or a gap
+    whose darkest tenth (feature ``deep``) stands ``settings.arrow_residue``
+    above the page's arrows' level ``floor`` (`arrow_floor`; not tested when
+    None), is marginal too: a faint erasure or pencil stroke a person should see.
+    """
+    score, deep = f[F["score"]], f[F["deep"]]
+    if score >= settings.arrow_joined:
+        return "marked" if deep >= settings.light_ink else "marginal"
+    if score >= thresholds.marginal or f[F["erasure"]] >= settings.arrow_erased:
+        return "marginal"
+    if floor is not None and deep >= floor + settings.arrow_residue:
+        return "marginal"
+    return "unmarked"
+
+
+def arrow_floor(features: Sequence[Sequence[float]], thresholds: Thresholds, settings: ReadSettings) -> float:
+    """The page's arrows' blank level of feature ``deep``: as `page_floor`, over the gaps not bridged."""
+    low = sorted(f[F["deep"]] for f in features if f[F["score"]] < thresholds.marginal)
+    if not low:
+        return 0.0
+    med = _median(low)
+    return med + settings.noise_sigmas * 1.4826 * _median(sorted(abs(v - med) for v in low))
 
 
 def _line_through(f: Sequence[float], s: ReadSettings) -> bool:

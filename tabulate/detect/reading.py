@@ -11,6 +11,10 @@ def _r(v: float | None, nd: int = 4):
     return None if v is None else round(float(v), nd)
 
 
+#: (name, index) of each feature a target's evidence lists (the score has its own field).
+_EVIDENCE_FEATURES = tuple((k, i) for i, k in enumerate(FEATURES) if k != "score")
+
+
 @dataclass(frozen=True)
 class TargetReading:
     """One target: its fill score, features (named by `FEATURES`), scanner and hand-count classes."""
@@ -28,6 +32,7 @@ class TargetReading:
         return self.features[FEATURES.index(name)]
 
     def to_dict(self) -> dict:
+        f = self.features
         return {
             "contest_id": self.contest_id,
             "option_id": self.option_id,
@@ -36,7 +41,8 @@ class TargetReading:
             "scan": self.scan,
             "hand": self.hand,
             "hand_clauses": list(self.hand_clauses),
-            "features": {k: _r(v) for k, v in zip(FEATURES, self.features) if k != "score"},
+            # round() inline, not _r(): this runs for every target of every sheet (~8 % of a G4 sheet).
+            "features": {k: round(float(f[i]), 4) for k, i in _EVIDENCE_FEATURES},
         }
 
 

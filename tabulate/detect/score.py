@@ -9,7 +9,7 @@ import numpy as np
 from ..election.model import Election, Thresholds
 from ..kernels import F, score_targets
 from ..kernels.points import offsets_by_distance
-from .classify import hand_classes, page_floor, scan_class
+from .classify import _median, arrow_floor, hand_classes, page_floor, scan_class
 from .reading import TargetReading
 from .register import Registration
 from .settings import ReadSettings
@@ -31,11 +31,13 @@ def page_features(
     settings: ReadSettings,
     streaks: np.ndarray | None = None,
     tpl: PageTemplate | None = None,
+    area_slack_in: float = 0.0,
 ):
     """(template, features array) for one page: the kernel's row per target.
 
     ``streaks`` (a bool per image column, `streak_columns`) is found here when not given.
     ``tpl`` replaces our own layout's sample points (a template set's page, `tabulate.templates`).
+    ``area_slack_in`` keeps the marking and write-in areas' points that much further from print.
     """
     dpi = dpi_class(reg.px_per_in)
     tpl = tpl or page_template(election, style_id, page, dpi)
@@ -54,7 +56,7 @@ def page_features(
         offsets=_offsets(radius),
         min_hits=settings.min_hits,
         skip_cols=skip,
-        area_margin=AREA_PRINT_MARGIN_IN + reg.spread_px / reg.px_per_in,
+        area_margin=AREA_PRINT_MARGIN_IN + reg.spread_px / reg.px_per_in + area_slack_in,
     )
     return tpl, feats
 
@@ -70,21 +72,33 @@ def score_page(
     *,
     tpl: PageTemplate | None = None,
     thresholds: Thresholds | None = None,
+    area_slack_in: float = 0.0,
+    creases_in: tuple[float, ...] = (),
+    features: np.ndarray | None = None,
 ) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
-    """Every target's reading and the page's flags.
+    """Every target's reading and the page's flags (``area_slack_in``: see `page_features`).
+
+    ``creases_in`` are the page y (inches) of fold lines across the page: a
+    target one crosses is read without the faint-residue test (the crease
+    explains a faint line through it; `scan_class` ``floor``).
 
     A page whose printed outlines are hardly seen (median outline match below
     ``settings.min_match``: a bitonal scan thresholded too light washes thin
     lines out) is flagged ``outlines_faint``; its marks are still read at the
     registered positions, where the local search has nothing to move to.
+    ``features`` (given with ``tpl``): the page's features when the caller has measured them already.
     """
-    tpl, feats = page_features(election, image, reg, style_id, page, settings, streaks, tpl)
+    if features is None or tpl is None:
+        tpl, feats = page_features(election, image, reg, style_id, page, settings, streaks, tpl, area_slack_in)
+    else:  # measured already by the caller (a template set's reader looks at them first)
+        feats = features
     targets = tpl.targets
-    faint = len(targets) > 0 and float(np.median(feats[:, F["match"]])) < settings.min_match
-    th = thresholds or election.thresholds
     rows = feats.tolist()  # plain floats: indexing a numpy row per feature costs more than the kernel
+    # The median in plain Python: np.median's overhead on a page's ~40 values was ~2 % of a G4 sheet.
+    faint = len(targets) > 0 and _median(sorted(f[F["match"]] for f in rows)) < settings.min_match
+    th = thresholds or election.thresholds
     hands = hand_classes(rows, [t.contest_id for t in targets], [t.kind for t in targets], th, settings)
-    floor = page_floor(rows, th, settings)
+    floors = _floors(rows, [t.shape for t in targets], th, settings)
     readings = []
     for t, f, (hand, clauses) in zip(targets, rows, hands):
         readings.append(
@@ -94,12 +108,26 @@ def score_page(
                 t.kind,
                 f[0],
                 tuple(f),
-                scan_class(f, th, settings, t.shape, floor),
+                scan_class(f, th, settings, t.shape, None if _creased(t, creases_in) else floors[t.shape]),
                 hand,
                 clauses,
             )
         )
     return tuple(readings), _flags(readings, settings) + (("outlines_faint",) if faint else ())
+
+
+def _creased(t, creases_in: tuple[float, ...]) -> bool:
+    b = t.bounds
+    return any(b.y - 0.02 <= y <= b.bottom + 0.02 for y in creases_in)
+
+
+def _floors(rows: list, shapes: list[str], th: Thresholds, settings: ReadSettings) -> dict[str, float]:
+    """Each target shape's blank level on the page: an arrow's score (columns joined) is not an oval's darkness."""
+    out = {}
+    for shape in set(shapes):
+        mine = [f for f, s in zip(rows, shapes) if s == shape]
+        out[shape] = arrow_floor(mine, th, settings) if shape == "arrow" else page_floor(mine, th, settings)
+    return out
 
 
 def _flags(readings: list[TargetReading], settings: ReadSettings) -> tuple[str, ...]:

@@ -43,9 +43,17 @@ class ReadSettings:
         The fraction of an arrow's gap that must hold ink for "connecting the
         arrow" (31 KAR 6:030 Section 2(1)(a)); less, from the marginal
         threshold up, is marginal.
+    arrow_erased, arrow_residue
+        An arrow's gap not bridged is marginal when light residue covers
+        ``arrow_erased`` of it, or when its darkest tenth stands
+        ``arrow_residue`` above the page's arrows' blank level (a faint
+        erasure or pencil stroke; `tabulate.detect.classify.arrow_class`).
     x_full
         A target with four strokes crossing its outline and less than this
         fraction dark is an X, not a fill: marginal (see `scan_class`).
+    box_x_full
+        The same for a box (rectangle) target, with three strokes crossing
+        its outline: an X covers up to 0.7 of a small box, a fill all of it.
     erased
         Light residue covering at least this fraction of a target whose score
         is below the marginal threshold is reported as an erasure.
@@ -75,7 +83,10 @@ class ReadSettings:
     write_in_ink: float = 0.008
     erased: float = 0.1
     x_full: float = 0.65
+    box_x_full: float = 0.8
     arrow_joined: float = 0.9
+    arrow_erased: float = 0.45
+    arrow_residue: float = 0.035
     light_ink: float = 0.315
     residue_excess: float = 0.008
     noise_sigmas: float = 4.0

@@ -136,7 +136,7 @@ def _outline(t: TargetLayout, pitch: float) -> tuple[np.ndarray, np.ndarray]:
         d = OUTLINE_PAPER_IN
         paper = _rect_ring(b.x - d, b.y - d, b.right + d, b.bottom + d, pitch)
     else:  # arrow: the shaft ends either side of the gap, and paper above and below them
-        ends = [(b.x - 0.04, b.x - 0.008), (b.right + 0.008, b.right + 0.04)]
+        ends = [(b.x - 0.035, b.x - 0.003), (b.right + 0.003, b.right + 0.035)]
         ink = np.concatenate([_grid(x0, cy - 0.018, x1, cy + 0.018, pitch) for x0, x1 in ends])
         paper = np.concatenate(
             [_grid(x0, y - 0.006, x1, y + 0.006, pitch) for x0, x1 in ends for y in (cy - 0.045, cy + 0.045)]

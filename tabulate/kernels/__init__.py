@@ -7,15 +7,107 @@ twins in `tabulate.kernels.reference` are the test oracle.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from ._marks import mark_components_kernel, refine_mark_kernel
 from ._new_ink import N_NEW_INK, new_ink_kernel
 from ._targets import N_FEATURES, score_targets_kernel
 from .points import FEATURES, F, TargetPoints, offsets_by_distance
 
-__all__ = ["F", "FEATURES", "TargetPoints", "new_ink", "offsets_by_distance", "score_targets"]
+__all__ = [
+    "F",
+    "FEATURES",
+    "MarkMeasures",
+    "MarkWindow",
+    "TargetPoints",
+    "mark_components",
+    "new_ink",
+    "offsets_by_distance",
+    "refine_mark",
+    "score_targets",
+]
 
 assert len(FEATURES) == N_FEATURES
+
+
+@dataclass(frozen=True)
+class MarkWindow:
+    """What the registration-mark search learns from one subsampled corner window (`mark_components`).
+
+    ``threshold`` is Otsu's (ink is ``value <= threshold``); ``paper`` the mean
+    grey level outside the opened ink; ``stats`` one row ``(x, y, width,
+    height, area)`` per 8-connected component of the opened ink, in the raster
+    order of each component's first pixel.
+    """
+
+    lowest: int
+    highest: int
+    threshold: int
+    paper: float
+    stats: np.ndarray
+
+
+def mark_components(small: np.ndarray, open_size: int) -> MarkWindow:
+    """Otsu threshold, ``open_size`` square opening and connected components of one corner window.
+
+    The same results as OpenCV's ``minMaxLoc``, ``threshold(THRESH_BINARY_INV |
+    THRESH_OTSU)``, ``morphologyEx(MORPH_OPEN)``, ``connectedComponentsWithStats``
+    (8-connected) and ``mean(mask=not ink)`` in one compiled call
+    (`tabulate.kernels._marks`); the twin is `reference.mark_components`.
+    """
+    if small.dtype != np.uint8 or small.ndim != 2 or small.size == 0:
+        raise ValueError(f"window must be a non-empty 2-D uint8 array, got {small.dtype} with shape {small.shape}")
+    if open_size < 1 or open_size % 2 == 0:
+        raise ValueError(f"open_size must be odd and positive, got {open_size}")
+    lo, hi, t, paper, stats = mark_components_kernel(np.ascontiguousarray(small), int(open_size))
+    return MarkWindow(lo, hi, int(t), float(paper), stats)
+
+
+@dataclass(frozen=True)
+class MarkMeasures:
+    """A mark candidate measured at full resolution (`refine_mark`).
+
+    ``area``, ``sum_col`` and ``sum_row`` are the moments of the opened ink
+    (``value <= threshold``) in the box; ``left``, ``top``, ``width``,
+    ``height`` its bounding box (box pixels); ``ink`` the mean grey level of
+    the mark's core (NaN if the core is empty); ``n25`` and ``n75`` how many
+    box pixels are at least 25 % and 75 % of the way from ``paper`` to ``ink``.
+    """
+
+    area: int
+    sum_col: int
+    sum_row: int
+    left: int
+    top: int
+    width: int
+    height: int
+    ink: float
+    n25: int
+    n75: int
+
+
+def refine_mark(box: np.ndarray, threshold: int, open_size: int, core: np.ndarray, paper: float) -> MarkMeasures:
+    """Measure a mark candidate at full resolution, in one compiled call.
+
+    The same numbers as ``morphologyEx(box <= threshold, MORPH_OPEN)``, then
+    ``cv2.moments(binaryImage=True)``, ``cv2.boundingRect``, ``core.mean()``
+    and ``np.count_nonzero(box <= level)`` at the two levels; the twin is
+    `reference.refine_mark`.
+    """
+    for name, a in (("box", box), ("core", core)):
+        if a.dtype != np.uint8 or a.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D uint8 array, got {a.dtype} with shape {a.shape}")
+    if open_size < 1 or open_size % 2 == 0:
+        raise ValueError(f"open_size must be odd and positive, got {open_size}")
+    out = refine_mark_kernel(
+        np.ascontiguousarray(box), int(threshold), int(open_size), np.ascontiguousarray(core), float(paper)
+    )
+    m00, m10, m01, left, top, width, height, ink, n25, n75 = out
+    return MarkMeasures(
+        int(m00), int(m10), int(m01), int(left), int(top), int(width), int(height), float(ink), int(n25), int(n75)
+    )
 
 
 def score_targets(
@@ -125,6 +217,27 @@ def score_targets(
         out,
     )
     return out
+
+
+def warm() -> None:
+    """Load every kernel's compiled code (numba's on-disk cache, or compile it once) before any page is read.
+
+    Loading the cached machine code of the three kernels costs ~0.9 s of CPU
+    the first time each is called in a process. `tabulate scan`'s forkserver
+    calls this once, so the workers it forks inherit the loaded code instead
+    of each paying for it on its first sheet (docs/perf.md, start-up).
+    The arguments have the real calls' types, so the same compiled
+    signatures are loaded.
+    """
+    win = np.full((8, 8), 255, np.uint8)
+    mark_components(win, 3)
+    refine_mark(win, 128, 5, win, 255.0)
+    xy, f64 = np.zeros((0, 2)), np.zeros(0)
+    i32, ptr = np.zeros(0, np.int32), np.zeros(1, np.int64)
+    nothing = TargetPoints(
+        xy, f64, ptr, xy, i32, i32, ptr, xy, i32, ptr, xy, i32, ptr, xy, i32, f64, ptr, xy, f64, ptr, 8, 4
+    )
+    score_targets(win, np.eye(2, 3), nothing, paper=255.0, ink=0.0, split=0.25, residue=0.08, offsets=np.zeros((1, 2)))
 
 
 def _affine(a: np.ndarray, name: str) -> np.ndarray:

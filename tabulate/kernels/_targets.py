@@ -176,6 +176,7 @@ def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min
     residue = 0
     total = 0.0
     col_hits = np.zeros(max(ncols, 1), np.int64)
+    col_read = np.zeros(max(ncols, 1), np.int64)
     rows, cols = image.shape
     for j in range(n):
         rf = a10 * xy[lo + j, 0] + a11 * xy[lo + j, 1] + a12 + 0.5
@@ -185,6 +186,8 @@ def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min
         if r < 0 or c < 0 or r >= rows or c >= cols or skip[c]:
             continue
         v = image[r, c]
+        if ncols > 0:
+            col_read[col[lo + j]] += 1
         hist[v] += 1
         total += dark_n[v]
         st = state[v]
@@ -195,11 +198,15 @@ def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min
         elif st == RESIDUE:
             residue += 1
     if ncols > 0:
+        # A column the scanner's streak hid (all its points skipped) is left out, not counted open.
         joined = 0
+        read = 0
         for c in range(ncols):
+            if col_read[c] > 0:
+                read += 1
             if col_hits[c] >= min_hits:
                 joined += 1
-        out[0] = joined / ncols
+        out[0] = joined / max(read, 1)
     else:
         out[0] = total / n
     out[1] = dark / n

@@ -120,7 +120,10 @@ def score_targets(
             ncols = int(points.interior_ncols[t])
             if ncols > 0:
                 hits = np.bincount(points.interior_col[i][dark], minlength=ncols)
-                out[t, 0] = np.count_nonzero(hits >= min_hits) / ncols
+                # Columns a streak hid (every point skipped) are left out, not counted open.
+                seen = sample_nearest(image, affine, points.interior_xy[i], dc, dr, paper=-1.0, skip_cols=skip) >= 0
+                read = np.bincount(points.interior_col[i][seen], minlength=ncols)
+                out[t, 0] = np.count_nonzero(hits >= min_hits) / max(1, int(np.count_nonzero(read)))
             else:
                 out[t, 0] = darkness(v, lp, ink).mean()
             out[t, 1] = dark.mean()
@@ -146,6 +149,90 @@ def score_targets(
         out[t, 6] = d.mean() if len(d) else 0.0
         out[t, 7:11] = dc, dr, best, lp
     return out
+
+
+def mark_components(small: np.ndarray, open_size: int):
+    """Twin of `tabulate.kernels.mark_components`: the same steps written plainly (a flood fill for
+    the components). Returns ``(lowest, highest, threshold, paper, stats)``."""
+    hist = np.bincount(small.ravel(), minlength=256).astype(np.float64)
+    scale = 1.0 / small.size
+    mu = float(sum(i * hist[i] for i in range(256))) * scale
+    mu1 = q1 = best = 0.0
+    t = 0
+    eps = float(np.finfo(np.float32).eps)
+    for i in range(256):  # OpenCV's Otsu, step by step (its order of operations decides ties)
+        p_i = hist[i] * scale
+        mu1 *= q1
+        q1 += p_i
+        q2 = 1.0 - q1
+        if min(q1, q2) < eps or max(q1, q2) > 1.0 - eps:
+            continue
+        mu1 = (mu1 + i * p_i) / q1
+        mu2 = (mu - q1 * mu1) / q2
+        sigma = q1 * q2 * (mu1 - mu2) ** 2
+        if sigma > best:
+            best, t = sigma, i
+    ink = small <= t
+    h = open_size // 2
+
+    def square(a: np.ndarray, reduce) -> np.ndarray:
+        rows, cols = a.shape
+        return np.array(
+            [
+                [reduce(a[max(0, r - h) : r + h + 1, max(0, c - h) : c + h + 1]) for c in range(cols)]
+                for r in range(rows)
+            ],
+            dtype=bool,
+        )
+
+    ink = square(square(ink, np.all), np.any)
+    outside = small[~ink]
+    paper = int(outside.sum(dtype=np.int64)) * (1.0 / outside.size) if outside.size else 0.0
+    seen = np.zeros_like(ink)
+    stats = []
+    rows, cols = ink.shape
+    for r0, c0 in zip(*np.nonzero(ink)):  # raster order: each component met at its first pixel
+        if seen[r0, c0]:
+            continue
+        seen[r0, c0] = True
+        todo, pixels = [(r0, c0)], []
+        while todo:
+            r, c = todo.pop()
+            pixels.append((r, c))
+            for rr in range(max(0, r - 1), min(rows, r + 2)):
+                for cc in range(max(0, c - 1), min(cols, c + 2)):
+                    if ink[rr, cc] and not seen[rr, cc]:
+                        seen[rr, cc] = True
+                        todo.append((rr, cc))
+        rs, cs = [p[0] for p in pixels], [p[1] for p in pixels]
+        stats.append((min(cs), min(rs), max(cs) - min(cs) + 1, max(rs) - min(rs) + 1, len(pixels)))
+    return int(small.min()), int(small.max()), t, paper, np.array(stats, dtype=np.int64).reshape(-1, 5)
+
+
+def refine_mark(box: np.ndarray, threshold: int, open_size: int, core: np.ndarray, paper: float) -> tuple:
+    """Twin of `tabulate.kernels.refine_mark`, as a tuple in `MarkMeasures`' field order."""
+    h = open_size // 2
+    rows, cols = box.shape
+
+    def square(a: np.ndarray, reduce) -> np.ndarray:
+        return np.array(
+            [
+                [reduce(a[max(0, r - h) : r + h + 1, max(0, c - h) : c + h + 1]) for c in range(cols)]
+                for r in range(rows)
+            ],
+            dtype=bool,
+        ).reshape(rows, cols)
+
+    dark = square(square(box <= threshold, np.all), np.any)
+    rs, cs = np.nonzero(dark)
+    if len(rs):
+        left, top, width, height = cs.min(), rs.min(), cs.max() - cs.min() + 1, rs.max() - rs.min() + 1
+    else:
+        left, top, width, height = cols, rows, -cols, -rows
+    ink = float(core.mean()) if core.size else float("nan")
+    n25 = int(np.count_nonzero(box <= paper - 0.25 * (paper - ink)))
+    n75 = int(np.count_nonzero(box <= paper - 0.75 * (paper - ink)))
+    return (len(rs), int(cs.sum()), int(rs.sum()), int(left), int(top), int(width), int(height), ink, n25, n75)
 
 
 #: As `tabulate.kernels._new_ink.NEW_DARK`.

@@ -133,6 +133,11 @@ CREATE TRIGGER journal_no_truncate BEFORE TRUNCATE ON journal
     FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
 """
 
+#: Version 3: evidence as a compact binary blob, marks zlib-compressed in ``marks_z``, as in SQLite.
+_V3 = r"""
+ALTER TABLE readings ADD COLUMN IF NOT EXISTS marks_z BYTEA;
+"""
+
 #: Ordered migrations (SQL scripts); index n takes schema version n to n + 1, as in `tabulate.store._schema`.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)

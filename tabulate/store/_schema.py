@@ -142,6 +142,14 @@ BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 """
 
 
+#: Version 3: a smaller store (docs/store.md, `tabulate.store.evidence`). New rows keep the reader's
+#: evidence as a compact binary blob in ``evidence`` and the marks zlib-compressed in ``marks_z``
+#: (``marks`` NULL). Rows written before stay as they are, sealed as they are: the decoder reads both.
+_V3 = """
+ALTER TABLE readings ADD COLUMN marks_z BLOB;
+"""
+
+
 def _statements(script: str):
     """Split a script into statements (``executescript`` would commit mid-migration)."""
     buf = ""
@@ -164,13 +172,21 @@ def _v2(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+def _v3(db: sqlite3.Connection) -> None:
+    # SQLite has no ADD COLUMN IF NOT EXISTS: a file whose version was set back by hand keeps its column.
+    if "marks_z" in {row[1] for row in db.execute("PRAGMA table_info(readings)")}:
+        return
+    for statement in _statements(_V3):
+        db.execute(statement)
+
+
 def ensure_journal(db: sqlite3.Connection) -> None:
     """Create the journal table if missing (for adjudication opening a file on its own)."""
     _v2(db)
 
 
 #: Ordered migrations; ``MIGRATIONS[n]`` takes schema version n to n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -8,13 +8,13 @@ store's tables there, the journal's use of them here). See
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from . import journal as _journal
 from .base import Batch, StoredSheet, StoreError
-from .facts import batch_fact, election_fact, sheet_fact, text_digest
+from .evidence import EvidenceError, evidence_digest
+from .facts import batch_fact, election_fact, sheet_fact
 
 #: Sheets read per round trip when sealing or checking.
 _CHUNK = 500
@@ -67,8 +67,8 @@ class JournalMixin:
             f"SELECT sheet_id, evidence FROM readings WHERE sheet_id IN ({marks_})", list(sheet_ids)
         ):
             try:
-                out[sid] = text_digest(zlib.decompress(blob).decode("utf-8")) if blob is not None else None
-            except (zlib.error, UnicodeDecodeError, TypeError):
+                out[sid] = evidence_digest(blob)
+            except (EvidenceError, TypeError):
                 out[sid] = "unreadable"  # never what was sealed: the sheet is named as altered
         return out
 

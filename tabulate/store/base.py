@@ -91,8 +91,9 @@ class SheetOutcome:
     input (0 for the first), so that feeding the same content twice in one
     batch records a duplicate while re-running the batch records nothing.
     ``status`` is the reader's verdict (``counted``, ``needs_review`` or
-    ``rejected``); the store may turn it into ``duplicate``. ``evidence`` and
-    ``marks`` are JSON text, kept so any vote can be explained later.
+    ``rejected``); the store may turn it into ``duplicate``. ``evidence`` (the
+    reader's ``SheetReading.to_dict``: a `tabulate.store.evidence` blob, or
+    JSON text) and ``marks`` (JSON text) are kept so any vote can be explained later.
     """
 
     position: int
@@ -103,7 +104,7 @@ class SheetOutcome:
     reasons: tuple[SheetReason, ...] = ()
     style_id: str | None = None
     precinct_id: str | None = None
-    evidence: str | None = None
+    evidence: bytes | str | None = None
     marks: str | None = None
     votes: BallotVotes | None = None
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -49,6 +48,7 @@ from .base import (
     StoredSheet,
     StoreError,
 )
+from .evidence import decode_evidence, decode_marks, encode_marks, to_stored_evidence
 from .facts import election_fact
 
 _LIVE = "('" + "','".join(LIVE_STATUSES) + "')"
@@ -337,9 +337,10 @@ class SQLiteStore(JournalMixin):
             ],
         )
         if status != "duplicate" and (o.evidence is not None or o.marks is not None):
-            evidence = None if o.evidence is None else zlib.compress(o.evidence.encode("utf-8"), 1)
+            election = self.election()
             db.execute(
-                "INSERT INTO readings (sheet_id, evidence, marks) VALUES (?, ?, ?)", (sheet_id, evidence, o.marks)
+                "INSERT INTO readings (sheet_id, evidence, marks_z) VALUES (?, ?, ?)",
+                (sheet_id, to_stored_evidence(o.evidence, election), encode_marks(o.marks, election)),
             )
         if votes is not None:
             db.executemany(
@@ -423,7 +424,13 @@ class SQLiteStore(JournalMixin):
             )
             if mod is not None:
                 modified[sid][cid] = contest_votes_from_dict(json.loads(mod))
-        marks = dict(self._db.execute(f"SELECT sheet_id, marks FROM readings WHERE sheet_id IN ({marks_})", ids))
+        election = self.election()
+        marks = {
+            sid: decode_marks(packed, text, election)
+            for sid, text, packed in self._db.execute(
+                f"SELECT sheet_id, marks, marks_z FROM readings WHERE sheet_id IN ({marks_})", ids
+            )
+        }
         out = []
         for sid, bid, pos, identity, status, style, precinct, sp, blank, dup, at in rows:
             batch = batches[bid]
@@ -462,9 +469,9 @@ class SQLiteStore(JournalMixin):
         return out
 
     def evidence(self, sheet_id: int) -> dict | None:
-        """The reader's evidence for one sheet (parsed JSON), or None."""
+        """The reader's evidence for one sheet (its ``SheetReading.to_dict`` document), or None."""
         row = self._db.execute("SELECT evidence FROM readings WHERE sheet_id = ?", (sheet_id,)).fetchone()
-        return json.loads(zlib.decompress(row[0])) if row and row[0] is not None else None
+        return decode_evidence(row[0], self.election()) if row else None
 
     def set_modified(self, sheet_id: int, votes: Sequence[ContestVotes], *, actor: str, note: str = "") -> None:
         with self._transaction() as db:

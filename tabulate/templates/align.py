@@ -343,9 +343,27 @@ def refine(
         return affine, math.inf, int(ok.sum())
     p = page[ok]
     q = ((origins[ok] + found[ok]) @ lin.T + off) / f
-    fit, resid = fit_affine(p, q)
-    keep = resid <= max(3 * float(np.median(resid)), 0.006 * px_per_in)
-    if keep.sum() >= MIN_ANCHORS and not keep.all():
-        fit, resid = fit_affine(p[keep], q[keep])
+    fit, resid = trimmed_fit(p, q, 0.006 * px_per_in)
     rms = float(np.sqrt(np.mean(resid**2))) / px_per_in
     return fit, rms, int(len(resid))
+
+
+def trimmed_fit(p: np.ndarray, q: np.ndarray, floor_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """Affine fit robust to anchors found in the wrong place; returns the fit and the kept residuals.
+
+    An anchor on a long rule or a repeated box corner can be found tens of pixels off when the coarse
+    fit is poor at that side of the page; a plain least-squares fit then leans so far that good anchors
+    look as bad as it. So the fit starts from OpenCV's least-median-of-squares estimate (any minority
+    of wrong anchors cannot move it; deterministic), keeps the anchors within three times the median
+    residual (and ``floor_px``) of it, and refits them by least squares.
+    """
+    start, _inl = cv2.estimateAffine2D(p.astype(np.float32), q.astype(np.float32), method=cv2.LMEDS)
+    fit = start if start is not None else fit_affine(p, q)[0]
+    res = np.hypot(*(p @ fit[:, :2].T + fit[:, 2] - q).T)
+    keep = res <= max(3 * float(np.median(res)), floor_px)
+    if keep.sum() >= MIN_ANCHORS:
+        fit, _res = fit_affine(p[keep], q[keep])
+    else:
+        keep[:] = True
+        fit, _res = fit_affine(p, q)
+    return np.ascontiguousarray(fit), np.hypot(*(p[keep] @ fit[:, :2].T + fit[:, 2] - q[keep]).T)

@@ -136,6 +136,36 @@ def _write_in_line(ink: np.ndarray, dpi: float, x0: float, x1: float, y0: float,
     return (r0 + r) / dpi if counts[r] >= 0.5 * (c1 - c0) else None
 
 
+#: The marking area ends this far past the row's printed text (a name, a party), at least `MIN_ROW_IN` wide.
+ROW_MARGIN_IN = 0.5
+MIN_ROW_IN = 1.5
+#: A gap this wide with no print ends a row's text (what lies beyond is another column, or timing marks).
+ROW_GAP_IN = 0.6
+#: The marking area stops this far inside its contest's area: clear of a thick box rule, which a
+#: scan registered to within the allowed residual may put a few pixels off.
+AREA_EDGE_IN = 0.1
+
+
+def _row_end(ink: np.ndarray, dpi: float, x0: float, x1: float, top: float, bottom: float) -> float:
+    """Where the designated marking area beside a name ends: `ROW_MARGIN_IN` past the row's text.
+
+    31 KAR 6:030 Section 3(1)(e) counts a mark "next to the candidate's name or
+    question choice": the name's row, not the page's whole width (a speck by
+    the timing marks, a scribble in the far margin is not next to the name).
+    The text ends at the first print-free gap of `ROW_GAP_IN`.
+    """
+    r0, r1 = max(0, int(top * dpi)), max(0, int(bottom * dpi))
+    c0, c1 = max(0, int(x0 * dpi)), max(0, int(x1 * dpi))
+    cols = np.flatnonzero((ink[r0:r1, c0:c1] > 0).any(axis=0)) if r1 > r0 and c1 > c0 else np.zeros(0, int)
+    end = 0
+    for c in cols:
+        if c - end > ROW_GAP_IN * dpi and end:
+            break
+        end = int(c)
+    text_end = x0 + end / dpi
+    return min(x1, max(x0 + MIN_ROW_IN, text_end + ROW_MARGIN_IN))
+
+
 def _areas(ink: np.ndarray, dpi: float, group: FoundGroup, i: int, write_in: bool) -> tuple[Rect, Rect | None]:
     """The designated marking area beside target ``i`` of a group, and its write-in area (write-in lines)."""
     ts = group.targets
@@ -144,7 +174,7 @@ def _areas(ink: np.ndarray, dpi: float, group: FoundGroup, i: int, write_in: boo
     top = (ts[i - 1].bounds.center[1] + cy) / 2 if i else t.bounds.y - 0.08
     bottom = (ts[i + 1].bounds.center[1] + cy) / 2 if i + 1 < len(ts) else min(group.area.bottom, cy + 0.45)
     x0 = t.bounds.right + t.head_in + 0.03
-    x1 = group.area.right - 0.05
+    x1 = _row_end(ink, dpi, x0, group.area.right - AREA_EDGE_IN, top, bottom)
     marking = Rect(x0, top + 0.01, max(0.1, x1 - x0), max(0.1, bottom - top - 0.02))
     if not write_in:
         return marking, None

@@ -18,12 +18,18 @@ import cv2
 import numpy as np
 
 from ..detect.template import PRINT_MARGIN_IN, PageTemplate, build_points
+from ..election.geometry import Rect
+from ..election.layout import TargetLayout
 from ..kernels import TargetPoints
 from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, anchors, prepare, print_angle, unit
+from .find import ARROW_GAP_INSET_IN
 from .model import TemplatePage, TemplateSet
+from .spread import edge_bands
 
 #: Interior points nearer than this (inches) to the blank's print are not scored.
 INTERIOR_PRINT_MARGIN_IN = 0.006
+#: For a printed box (rectangle) target: a rough scan's blur brings its sides this far in.
+BOX_PRINT_MARGIN_IN = 0.012
 #: Ink-level sample points: print at least this far (inches) inside its own edge.
 CORE_INK_IN = 0.012
 
@@ -38,6 +44,8 @@ class PreparedPage:
     match: np.ndarray  # the blank at MATCH_DPI, ink bright, for telling similar pages apart
     match_unit: np.ndarray  # ``match`` flattened, centred and of unit length: a correlation is one dot product
     angle: float  # the skew of the blank's own print (`print_angle`), degrees
+    band_xy: np.ndarray  # (M, 2) page inches around print away from targets (`spread.edge_bands`)
+    band: np.ndarray  # (M,) their distance band, blank pixels
 
 
 def _ink(blank: np.ndarray) -> np.ndarray:
@@ -63,7 +71,8 @@ def prepare_page(folder: Path, page: TemplatePage) -> PreparedPage:
     pick = np.linspace(0, len(rows) - 1, min(400, len(rows))).astype(int) if len(rows) else np.zeros(0, int)
     core = np.column_stack([(cols[pick] + 0.5) / page.dpi, (rows[pick] + 0.5) / page.dpi])
     match = prepare(blank, page.dpi, MATCH_DPI, 0.0)
-    return PreparedPage(page, blank, small, anc, core, match, unit(match), print_angle(match))
+    band_xy, band = edge_bands(ink > 0, page.dpi, avoid)
+    return PreparedPage(page, blank, small, anc, core, match, unit(match), print_angle(match), band_xy, band)
 
 
 _CACHE: dict[tuple, object] = {}
@@ -82,13 +91,17 @@ def prepared(tset: TemplateSet, page: TemplatePage) -> PreparedPage:
     return hit
 
 
-def _drop_printed_interior(pts: TargetPoints, ink: np.ndarray, dpi: int) -> TargetPoints:
-    r = max(1, int(round(INTERIOR_PRINT_MARGIN_IN * dpi)))
-    near = cv2.dilate(ink.astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
+def _drop_printed_interior(pts: TargetPoints, ink: np.ndarray, dpi: int, shapes: tuple[str, ...]) -> TargetPoints:
     xy = pts.interior_xy
-    rows = np.clip(np.floor(xy[:, 1] * dpi).astype(np.int64), 0, near.shape[0] - 1)
-    cols = np.clip(np.floor(xy[:, 0] * dpi).astype(np.int64), 0, near.shape[1] - 1)
-    keep = ~near[rows, cols]
+    rows = np.clip(np.floor(xy[:, 1] * dpi).astype(np.int64), 0, ink.shape[0] - 1)
+    cols = np.clip(np.floor(xy[:, 0] * dpi).astype(np.int64), 0, ink.shape[1] - 1)
+    # A printed box's straight sides blur into its corners' interior more than an oval's thin outline.
+    boxed = np.repeat(np.array([s == "box" for s in shapes], bool), np.diff(pts.interior_ptr))
+    keep = np.ones(len(xy), bool)
+    for margin, which in ((INTERIOR_PRINT_MARGIN_IN, ~boxed), (BOX_PRINT_MARGIN_IN, boxed)):
+        r = max(1, int(round(margin * dpi)))
+        near = cv2.dilate(ink.astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
+        keep &= ~(near[rows, cols] & which)
     keep |= pts.interior_col >= 0  # an arrow's gap columns: the gap itself is unprinted by construction
     ptr = np.concatenate([[0], np.cumsum(keep)]).astype(np.int64)[pts.interior_ptr]
     return replace(
@@ -96,6 +109,35 @@ def _drop_printed_interior(pts: TargetPoints, ink: np.ndarray, dpi: int) -> Targ
         interior_xy=np.ascontiguousarray(xy[keep]),
         interior_col=np.ascontiguousarray(pts.interior_col[keep]),
         interior_ptr=ptr,
+    )
+
+
+def _printed_gap(t: TargetLayout) -> TargetLayout:
+    """An arrow target with its gap as printed: the layout keeps it `ARROW_GAP_INSET_IN` short at each end."""
+    b = t.bounds
+    return replace(t, bounds=Rect(b.x - ARROW_GAP_INSET_IN, b.y, b.w + 2 * ARROW_GAP_INSET_IN, b.h))
+
+
+def _points(targets: tuple[TargetLayout, ...], printed: np.ndarray, dist_in: np.ndarray, dpi: int) -> TargetPoints:
+    """The native point sets, with an arrow's outline pattern and bands laid round its printed gap.
+
+    The outline pattern samples the shaft's ends either side of the gap: on
+    the layout's inset gap half of it fell on the gap's paper, so the local
+    search slid every arrow a couple of pixels one way or the other and the
+    marking area beside it caught the edge of the printed name. The gap's
+    scored columns stay the layout's (blur from the printed halves reaches
+    into the gap's ends).
+    """
+    if not any(t.shape == "arrow" for t in targets):
+        return build_points(targets, printed, dist_in, dpi)
+    whole = build_points(tuple(_printed_gap(t) if t.shape == "arrow" else t for t in targets), printed, dist_in, dpi)
+    inset = build_points(targets, printed, dist_in, dpi)
+    return replace(
+        whole,
+        interior_xy=inset.interior_xy,
+        interior_col=inset.interior_col,
+        interior_ncols=inset.interior_ncols,
+        interior_ptr=inset.interior_ptr,
     )
 
 
@@ -113,7 +155,8 @@ def scoring_template(tset: TemplateSet, page: TemplatePage, dpi: int) -> PageTem
     m = max(1, int(round(PRINT_MARGIN_IN * dpi)))
     printed = cv2.dilate(ink.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * m + 1, 2 * m + 1))) > 0
     dist_in = cv2.distanceTransform((~ink).astype(np.uint8), cv2.DIST_L2, 5) / dpi
-    pts = _drop_printed_interior(build_points(page.layout.targets, printed, dist_in, dpi), ink, dpi)
+    shapes = tuple(t.shape for t in page.layout.targets)
+    pts = _drop_printed_interior(_points(page.layout.targets, printed, dist_in, dpi), ink, dpi, shapes)
     pts.check()
     tpl = PageTemplate(page.layout, dpi, pts)
     with _LOCK:

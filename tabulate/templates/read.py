@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import lru_cache
 
 import cv2
@@ -29,7 +30,7 @@ import numpy as np
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
 from ..detect.register import Registration, image_dpi
-from ..detect.score import score_page
+from ..detect.score import page_features, score_page
 from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
 from ..detect.streaks import streak_columns
 from ..detect.template import dpi_class
@@ -56,14 +57,19 @@ from .align import (
     shrink,
 )
 from .codes import read_code, read_qr_near
+from .creases import crease_rows
 from .model import TemplatePage, TemplateSet, load_set
-from .pages import prepared, scoring_template
+from .noise import page_settings
+from .pages import PreparedPage, prepared, scoring_template
+from .spread import measure_spread
 
 #: Matching: the winner's ECC correlation must reach MIN_MATCH and beat the runner-up by MATCH_MARGIN.
 MIN_MATCH = 0.5
 MATCH_MARGIN = 0.05
 #: Where two close templates' blanks differ, the page must be nearer the winner on this share of pixels.
 MIN_CLOSER = 0.65
+#: Or, on those pixels, the page's correlation with the winner must beat the runner-up's by this much.
+MIN_DIFF_CORRELATION = 0.3
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
 FIT_TRIES = 3
@@ -131,10 +137,28 @@ class TemplateReader:
                 precinct_id=tp.precinct_id,
                 page=tp.page,
             )
-            streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
+            upright, scoring_reg = _columns_upright(image, reg)
+            streaks = streak_columns(upright, reg.dpi, reg.paper, reg.ink)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
+            slack = settings.search_in
+            _tpl, feats = page_features(
+                election, upright, scoring_reg, tp.style_id, tp.page, settings, streaks, tpl, slack
+            )
             targets, flags = score_page(
-                election, image, reg, tp.style_id, tp.page, settings, streaks, tpl=tpl, thresholds=self.thresholds
+                election,
+                upright,
+                scoring_reg,
+                tp.style_id,
+                tp.page,
+                page_settings(feats, self.thresholds, settings),
+                streaks,
+                tpl=tpl,
+                thresholds=self.thresholds,
+                # The local search may slide a target's points by its radius: the printed name beside
+                # an arrow (whose outline pins it less than an oval's) must not come into its marking area.
+                area_slack_in=slack,
+                creases_in=crease_rows(upright, scoring_reg.affine, self.paper_in),
+                features=feats,
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
             return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
@@ -232,7 +256,7 @@ class TemplateReader:
                 return named, self._refit(image, fine8, dpi, named, reg, k, paper)
         # By matching: the page in its own frame against every blank (one dot product each, the
         # blanks' unit vectors made once); the winner must be clear.
-        frame = page_frame(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in)
+        frame = _as_blank(page_frame(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in), reg)
         f = frame.ravel()
         mean, std = cv2.meanStdDev(frame)
         norm = float(std[0, 0]) * math.sqrt(f.size)  # |f - mean f|; the blanks' unit vectors sum to 0
@@ -255,8 +279,9 @@ class TemplateReader:
             if best - rho >= MATCH_MARGIN:
                 break
             # Close overall: compare only where the two blanks differ (a contest, a name).
-            share = closer_share(frame, prepared(self.tset, win).match, prepared(self.tset, other).match)
-            if share < MIN_CLOSER:
+            a, b = prepared(self.tset, win).match, prepared(self.tset, other).match
+            share = closer_share(frame, a, b)
+            if share < MIN_CLOSER and _differs_toward(frame, a, b) < MIN_DIFF_CORRELATION:
                 raise ReadError(
                     "template_ambiguous",
                     f"the page matches {win.key} and {other.key} about equally "
@@ -295,7 +320,7 @@ class TemplateReader:
                 f"the page does not fit template {tp.key} (RMS residual "
                 f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)",
             )
-        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp).core_ink, n, paper)
+        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp), n, paper)
 
     def _register(
         self,
@@ -328,7 +353,32 @@ class TemplateReader:
                     else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"
                 ),
             )
-        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp).core_ink, n, paper)
+        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp), n, paper)
+
+
+def _differs_toward(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: float = 80.0) -> float:
+    """On the pixels where blanks ``a`` and ``b`` differ (a contest, a name), the page's correlation with
+    ``a`` less its correlation with ``b`` (-2..2; 0 when they nowhere differ).
+
+    Pixel by pixel "nearer" (`closer_share`) is diluted by a rough scan's blur and grain at the edges of
+    thin text; the correlation over the same pixels follows the whole shape of what differs.
+    """
+    where = np.abs(a - b) >= min_diff
+    if np.count_nonzero(where) < 10:
+        return 0.0
+    return ncc(frame[where], a[where]) - ncc(frame[where], b[where])
+
+
+def _as_blank(frame: np.ndarray, reg: Registration) -> np.ndarray:
+    """The page's frame (ink bright) put on the blanks' levels: its paper at 0, its print at 255.
+
+    A rough scan's grey paper and faint print would otherwise be "nearer" the blank whose print is
+    absent (or present) everywhere the two templates differ, whatever the page shows (`closer_share`).
+    """
+    paper, ink = 255.0 - reg.paper, 255.0 - reg.ink
+    if ink - paper < 30:
+        return frame
+    return np.clip((frame - paper) * (255.0 / (ink - paper)), 0.0, 255.0).astype(np.float32)
 
 
 def _registration(
@@ -337,10 +387,13 @@ def _registration(
     dpi: float,
     rms_in: float,
     k: int,
-    core_ink: np.ndarray,
+    prep: PreparedPage,
     anchors_n: int,
     paper: float | None = None,
 ) -> Registration:
+    """The page's `Registration`: scale and skew checked, paper and ink levels, and how far its print
+    spreads past the blank's (`tabulate.templates.spread`)."""
+    core_ink = prep.core_ink
     sx = math.hypot(affine[0, 0], affine[1, 0])
     sy = math.hypot(affine[0, 1], affine[1, 1])
     scale = (sx / dpi, sy / dpi)
@@ -366,13 +419,17 @@ def _registration(
         ink = level(np.ascontiguousarray(image[::step, ::step]), 0.01)
     if not paper - ink > 30:
         ink = max(0.0, paper - 120.0)  # print hardly seen: fall back to a nominal contrast
-    return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, 0.5, ())
+    # Print reaches past the blank's by the scan's own spread, and may sit up to the fit's residual
+    # off where the fit puts it: both are kept clear of in the marking and write-in areas.
+    spread = measure_spread(image, affine, prep.band_xy, prep.band, prep.page.dpi, paper, ink)
+    spread += rms_in * dpi * (scale[0] + scale[1]) / 2
+    return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, spread, ())
 
 
 def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank: np.ndarray) -> list[float]:
     """Every target's fill score on the page's own blank (its printed outline must score as paper)."""
     affine = np.array([[tp.dpi, 0.0, 0.0], [0.0, tp.dpi, 0.0]])
-    reg = _registration(blank, affine, tp.dpi, 0.0, 0, prepared(tset, tp).core_ink, 0)
+    reg = _registration(blank, affine, tp.dpi, 0.0, 0, prepared(tset, tp), 0)
     tpl = scoring_template(tset, tp, dpi_class(tp.dpi))
     targets, _flags = score_page(
         election,
@@ -385,3 +442,20 @@ def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank:
         thresholds=Thresholds(tset.marginal, tset.definite),
     )
     return [t.score for t in targets]
+
+
+def _columns_upright(image: np.ndarray, reg: Registration) -> tuple[np.ndarray, Registration]:
+    """The image a quarter turn round when the page was fed sideways, with its transform to match.
+
+    A scanner's streak runs along the feed: down the image's columns on a page
+    fed upright, along its rows on one fed sideways. Streaks are found and
+    skipped by column (`tabulate.detect.streaks`), so a sideways page is
+    scored turned, its page's x running along the image's columns again.
+    """
+    a = reg.affine
+    if abs(a[0, 0]) >= abs(a[0, 1]):
+        return image, reg
+    # np.rot90 (k=1): new column = old row, new row = (width - 1) - old column.
+    w = image.shape[1]
+    turned = np.array([a[1], [-a[0, 0], -a[0, 1], (w - 1) - a[0, 2]]], dtype=np.float64)
+    return np.ascontiguousarray(np.rot90(image)), replace(reg, affine=turned)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 from PIL import Image
 
 from ... import __version__
 from ...election.model import Election
+from ..arrows import ARROW_MARK_KINDS
 from ..marks import MARK_KINDS
 from ..samples import TRUTH_FILE, encode_page, sheet_file_name
 from ..truth import TRUTH_FORMAT
@@ -38,7 +40,17 @@ def write_blanks(election: Election, family: str, out: Path, styles: tuple[str, 
             # Print is black on white: a 1-bit page keeps the PDF small (Pillow stores it CCITT-compressed).
             imgs = [Image.fromarray(p >= 128) for p in pages]
             buf = io.BytesIO()
-            imgs[0].save(buf, format="PDF", resolution=float(d.dpi), save_all=True, append_images=imgs[1:])
+            # Dated the election day, not now: the same election gives byte-identical blanks.
+            day = time.strptime(election.date, "%Y-%m-%d")
+            imgs[0].save(
+                buf,
+                format="PDF",
+                resolution=float(d.dpi),
+                save_all=True,
+                append_images=imgs[1:],
+                creationDate=day,
+                modDate=day,
+            )
             path.write_bytes(buf.getvalue())
             paths.append(path)
             continue
@@ -92,6 +104,7 @@ def write_vendor_samples(
         "population": population,
         "scan_profile": scan_profile,
         "mark_kinds": {k: v.to_dict() for k, v in MARK_KINDS.items()},
+        **({"arrow_mark_kinds": {k: v.to_dict() for k, v in ARROW_MARK_KINDS.items()}} if family == "arrows" else {}),
         "sheets": sheets,
     }
     (out / TRUTH_FILE).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

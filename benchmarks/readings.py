@@ -1,0 +1,107 @@
+"""Every reading of a fixed batch, written out so two versions of the reader can be compared.
+
+    python benchmarks/readings.py --sheets 120 --out after.jsonl
+    python benchmarks/readings.py --sheets 120 --out after.jsonl --compare before.jsonl
+
+Simulates ``--sheets`` sheets (seed ``--seed``, the accuracy benchmark's mix of
+populations and scan profiles, a quarter bitonal), encodes each page as the
+scanner would send it (grayscale JPEG, quality 85, and CCITT G4 TIFF), reads
+every sheet through `tabulate.central.interpret_sheet` (decode, register,
+identify, score, rules) and writes one JSON line per sheet and format: the
+sheet's evidence without its timings, its marks and its status. A speed-up
+that is meant to change nothing must leave this file byte-identical;
+``--compare`` prints every target whose reading differs (and exits 1).
+
+Run a copy of the old tree with this script copied into its ``benchmarks/``
+to get the "before" file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.accuracy import sheet_options  # noqa: E402
+from benchmarks.profile_stages import encode  # noqa: E402
+from tabulate.ballots.simulate import simulate_sheet  # noqa: E402
+from tabulate.central import interpret_sheet  # noqa: E402
+from tabulate.election import load_election  # noqa: E402
+
+SAMPLE = ROOT / "samples" / "general" / "election.json"
+
+
+def sheet_lines(election, k: int, seed: int) -> list[str]:
+    """Sheet ``k`` read from JPEG and from G4: one JSON line each (timings dropped: they are wall clock)."""
+    sim = simulate_sheet(election, k, seed, **sheet_options(k))
+    lines = []
+    for fmt in ("jpeg", "g4"):
+        result = interpret_sheet(election, [encode(img, fmt) for img in sim.pages])
+        evidence = json.loads(result.evidence)
+        for page in evidence["pages"]:
+            page.pop("timings_ms", None)
+        record = {"sheet": k, "format": fmt, "status": result.status, "evidence": evidence}
+        record["marks"] = json.loads(result.marks) if result.marks else None
+        lines.append(json.dumps(record, sort_keys=True, separators=(",", ":")))
+    return lines
+
+
+def _targets(line: str) -> dict:
+    rec = json.loads(line)
+    out = {}
+    for page in rec["evidence"]["pages"]:
+        for t in page["targets"]:
+            out[(t["contest_id"], t["option_id"])] = (t["scan"], t["hand"], t["score"])
+        out[("page", page["index"], page.get("source"))] = (page["reason_code"], tuple(page["flags"]))
+    return out
+
+
+def compare(new: list[str], old: list[str]) -> int:
+    """Print each sheet and target whose reading differs; the number of differing sheets."""
+    differing = 0
+    for a, b in zip(new, old):
+        if a == b:
+            continue
+        differing += 1
+        ra, rb = json.loads(a), json.loads(b)
+        ta, tb = _targets(a), _targets(b)
+        changed = [
+            (key, tb.get(key), ta.get(key)) for key in sorted(set(ta) | set(tb), key=str) if ta.get(key) != tb.get(key)
+        ]
+        print(
+            f"sheet {ra['sheet']} {ra['format']}: status {rb['status']} -> {ra['status']}; {len(changed)} readings differ"
+        )
+        for key, before, after in changed[:10]:
+            print(f"    {key}: {before} -> {after}")
+    if len(new) != len(old):
+        print(f"{len(new)} lines against {len(old)}")
+        differing += 1
+    return differing
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sheets", type=int, default=120)
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--compare", type=Path, help="a file written by an earlier run: print what differs")
+    a = ap.parse_args(argv)
+    election = load_election(SAMPLE)
+    lines = [line for k in range(a.sheets) for line in sheet_lines(election, k, a.seed)]
+    text = "\n".join(lines) + "\n"
+    a.out.write_text(text)
+    print(f"{len(lines)} sheet readings, sha256 {hashlib.sha256(text.encode()).hexdigest()}")
+    if a.compare:
+        differing = compare(lines, a.compare.read_text().splitlines())
+        print(f"{differing} of {len(lines)} sheet readings differ from {a.compare}")
+        return 1 if differing else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

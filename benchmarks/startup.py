@@ -1,0 +1,97 @@
+"""Start-up costs of `tabulate scan`: the CLI's imports, the workers' preload, the first sheet.
+
+    python benchmarks/startup.py
+
+Each figure comes from a fresh Python process (CPU seconds, so a shared
+machine slows it less than wall time):
+
+* ``import tabulate.cli`` (what every command pays before it parses its arguments);
+* the forkserver's preload, ``import tabulate.central.preload`` (the reader's
+  modules and `tabulate.kernels.warm`), paid once per scan;
+* the first and second sheet read by `interpret_sheet` (a G4 sheet simulated
+  here), with and without the warm-up: without it each worker loaded the
+  kernels' compiled code on its first sheet.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_CHILD = """
+import sys, time
+sys.path.insert(0, {root!r})
+c0 = time.process_time()
+if {warm}:
+    import tabulate.central.preload
+else:
+    import tabulate.central.worker, tabulate.detect, tabulate.rules
+c1 = time.process_time()
+from pathlib import Path
+from tabulate.central import interpret_sheet
+from tabulate.election import load_election
+election = load_election({election!r})
+pages = [Path(p).read_bytes() for p in {pages!r}]
+c2 = time.process_time()
+interpret_sheet(election, pages[:2])
+c3 = time.process_time()
+interpret_sheet(election, pages[2:])
+c4 = time.process_time()
+print(c1 - c0, c3 - c2, c4 - c3)
+"""
+
+
+def _g4_pages(folder: Path) -> list[str]:
+    """Two sheets (four pages) as CCITT G4 TIFF, simulated with a fixed seed."""
+    from PIL import Image
+
+    sys.path.insert(0, str(ROOT))
+    from tabulate.ballots.simulate import simulate_sheet
+    from tabulate.election import load_election
+
+    election = load_election(ROOT / "samples" / "general" / "election.json")
+    out = []
+    for k in range(2):
+        for side, img in zip(("front", "back"), simulate_sheet(election, k, 17).pages):
+            buf = io.BytesIO()
+            Image.fromarray(img).point(lambda v: 255 if v >= 128 else 0).convert("1").save(
+                buf, format="TIFF", compression="group4", dpi=(200, 200)
+            )
+            path = folder / f"sheet-{k}-{side}.tif"
+            path.write_bytes(buf.getvalue())
+            out.append(str(path))
+    return out
+
+
+def _cli_import_ms() -> float:
+    """Cumulative microseconds of ``import tabulate.cli`` from ``-X importtime``, in ms."""
+    err = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import tabulate.cli"], capture_output=True, text=True, cwd=ROOT
+    ).stderr
+    line = next(x for x in err.splitlines() if x.rstrip().endswith("| tabulate.cli"))
+    return int(line.split("|")[1]) / 1000
+
+
+def main() -> int:
+    print(f"import tabulate.cli: {_cli_import_ms():.0f} ms (wall, -X importtime)")
+    with tempfile.TemporaryDirectory(prefix="tabulate-startup-") as tmp:
+        pages = _g4_pages(Path(tmp))
+        election = str(ROOT / "samples" / "general" / "election.json")
+        for warm in (False, True):
+            code = _CHILD.format(root=str(ROOT), warm=warm, election=election, pages=pages)
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+            imports, first, second = (float(v) for v in out.split())
+            label = "preload with kernels.warm()" if warm else "imports only (before)      "
+            print(
+                f"{label}: imports {imports:.2f} CPU s, first sheet {first:.2f} CPU s, second sheet {second:.2f} CPU s"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""What `tabulate scan`'s forkserver loads once, before it forks any reader process.
+
+The reader's modules (numba, OpenCV, zxing, the rules) and the kernels'
+compiled code (`tabulate.kernels.warm`): a worker forked from the server
+inherits them and reads its first sheet at full speed. Without the warm-up
+each worker loaded the kernels' cached machine code on its first sheet
+(~0.9 s of CPU each; docs/perf.md, start-up).
+"""
+
+from __future__ import annotations
+
+from .. import detect, rules  # noqa: F401  (imported for the workers to inherit)
+from ..kernels import warm
+from . import worker  # noqa: F401
+
+warm()
