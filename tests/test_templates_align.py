@@ -61,3 +61,23 @@ def test_anchors_found_at_half_then_full_resolution_fit_the_page():
     assert n0 >= 6 and n >= 6 and rms < 0.004
     corners = np.array([[0, 0, 1], [8.5, 11, 1], [8.5, 0, 1]]).T
     assert np.abs(fit @ corners - exact @ corners).max() < 0.01 * dpi  # within a hundredth of an inch
+
+
+def test_a_fit_that_puts_the_template_paper_off_the_image_is_refused():
+    """A template slid 3 in down the page (its rules on another template's print) is the wrong page.
+
+    Found on the arrows family: style 2's back page, whose contests are style 1's lower ones, fitted a
+    style-1 back page 3 in lower with a tiny residual; the sheet was then refused ``pages_disagree``.
+    """
+    from tabulate.detect.errors import ReadError
+    from tabulate.templates.read import _check_on_image
+
+    dpi, shape = 200.0, (2880, 1780)  # legal paper at 200 DPI, a small border
+    on_page = np.array([[dpi, 0.0, 20.0], [0.0, dpi, 40.0]])
+    _check_on_image(shape, on_page, dpi, 8.5, 14.0)  # the page where it is: accepted
+    nudged = on_page + np.array([[0, 0, 0.3 * dpi], [0, 0, -0.3 * dpi]])
+    _check_on_image(shape, nudged, dpi, 8.5, 14.0)  # 0.3 in off an edge (a trimmed border): accepted
+    slid = on_page + np.array([[0, 0, 0], [0, 0, 3.0 * dpi]])
+    with pytest.raises(ReadError) as e:
+        _check_on_image(shape, slid, dpi, 8.5, 14.0)
+    assert e.value.code == "registration_residual" and "off the scanned image" in e.value.reason

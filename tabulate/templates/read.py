@@ -408,6 +408,7 @@ def _registration(
     skew = (angle - rotation + 180.0) % 360.0 - 180.0
     if abs(skew) > MAX_SKEW_DEG:
         raise ReadError("skew_out_of_range", f"the page is skewed {skew:.1f} deg (limit {MAX_SKEW_DEG:g} deg)")
+    _check_on_image(image.shape, affine, dpi, prep.page.layout.width_in, prep.page.layout.height_in)
     step = max(1, int(dpi / 50))
     paper = paper if paper is not None else level(np.ascontiguousarray(image[::step, ::step]), 0.75)
     if len(core_ink):
@@ -424,6 +425,33 @@ def _registration(
     spread = measure_spread(image, affine, prep.band_xy, prep.band, prep.page.dpi, paper, ink)
     spread += rms_in * dpi * (scale[0] + scale[1]) / 2
     return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, spread, ())
+
+
+#: How far (inches) a corner of the template's paper may fall outside the scanned image.
+OFF_IMAGE_IN = 0.5
+
+
+def _check_on_image(shape: tuple[int, ...], affine: np.ndarray, dpi: float, w_in: float, h_in: float) -> None:
+    """Refuse a fit that puts the template's paper off the scanned image.
+
+    A scanner images the whole sheet, so every corner of the page lies in the image (up to a margin
+    for skew, scale and a trimmed border). A fit that slides a template inches along the page, its
+    rules and boxes landing on a *different* template's print lower down, can leave a tiny residual
+    on the anchors it finds; the page's corners show it is the wrong page (found on the arrows
+    family: style 2's back page fitted to style 1's, 3 in lower).
+    """
+    corners = np.array([[0.0, 0.0], [w_in, 0.0], [0.0, h_in], [w_in, h_in]]) @ affine[:, :2].T + affine[:, 2]
+    rows, cols = shape[:2]
+    m = OFF_IMAGE_IN * dpi
+    off = np.maximum.reduce(
+        [-m - corners[:, 0], corners[:, 0] - cols - m, -m - corners[:, 1], corners[:, 1] - rows - m]
+    )
+    worst = float(off.max())
+    if worst > 0:
+        raise ReadError(
+            "registration_residual",
+            f"the fit puts the template's paper {worst / dpi + OFF_IMAGE_IN:.1f} in off the scanned image",
+        )
 
 
 def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank: np.ndarray) -> list[float]:
