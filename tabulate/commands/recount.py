@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from .errors import UsageError
+from .templates import add_moved_set_option
 
 
 def register(subparsers) -> None:
@@ -28,15 +29,7 @@ def register(subparsers) -> None:
     p.add_argument("--tabulator", metavar="ID", help="only the sheets this tabulator scanned")
     p.add_argument("--out", type=Path, metavar="DIR", help="write recount.txt, recount-sbe82.pdf, recount-sbe49.pdf")
     p.add_argument("--workers", type=int, metavar="N", help="reader processes (default: every core)")
-    p.add_argument(
-        "--templates",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a template set some sheets were scanned with, if it moved since (default: where the store "
-        "recorded it); repeatable",
-    )
+    add_moved_set_option(p)
     p.add_argument(
         "--send-to-board",
         action="store_true",

@@ -7,6 +7,23 @@ from pathlib import Path
 from .errors import UsageError
 
 
+def add_moved_set_option(p, *, when: str = "") -> None:
+    """``--templates DIR`` (repeatable) for commands that re-read stored sheets (`recount`, `verify --images`).
+
+    Each sheet read with a template set names it in its evidence and the journal records its folder;
+    the option is only for a set that has moved since (`tabulate.central.recorded`).
+    """
+    p.add_argument(
+        "--templates",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help=f"a template set some sheets were scanned with{when}, if it moved since (default: where the store "
+        "recorded it); repeatable",
+    )
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "templates",

@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import UsageError
+from .templates import add_moved_set_option
 
 
 @dataclass(frozen=True)
@@ -50,15 +50,7 @@ def register(subparsers) -> None:
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
     p.add_argument("--images", action="store_true", help="also re-read every image (a recount from the evidence)")
     p.add_argument("--from-head", metavar="HASH", help="a head hash published earlier that the journal must hold")
-    p.add_argument(
-        "--templates",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a template set some sheets were scanned with, for --images, if it moved since (default: where the store "
-        "recorded it); repeatable",
-    )
+    add_moved_set_option(p, when=", for --images")
     p.add_argument("--fast", action="store_true", help="only the chain and the sealed rows (what reports run)")
     p.set_defaults(func=run_verify)
 
