@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pg_server import new_database, pg_url  # noqa: F401 - a fixture
 
+from tabulate.central.pipeline import TEST_PAUSE_ENV, TEST_PAUSE_MARK
 from tabulate.store import LIVE_STATUSES, open_store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -115,33 +116,30 @@ def test_a_station_killed_mid_batch_and_run_again_changes_nothing(tmp_path, pg_u
     expected = snapshot(reference)
 
     crashed = new_database()
+    # Kill it once it has committed exactly one sheet (the test hook, a count of sheets, never a time):
+    # a group is in, the rest is not.
     proc = subprocess.Popen(
         scan_cmd(folder, crashed, "tub", "1"),
         cwd=REPO,
+        env={**os.environ, TEST_PAUSE_ENV: "1"},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         start_new_session=True,
     )
     try:
-        with psycopg.connect(crashed, autocommit=True) as watch:
-            # Kill it just after its first commit of sheets: a group is in, the rest is not.
-            while proc.poll() is None:
-                if (
-                    watch.execute("SELECT to_regclass('sheets') IS NOT NULL").fetchone()[0]
-                    and watch.execute("SELECT COUNT(*) FROM sheets").fetchone()[0] >= 1
-                ):
-                    break
-                watch.execute("SELECT pg_sleep(0.02)")
-            assert proc.poll() is None, "the scan finished before it could be killed"
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-            before = watch.execute("SELECT COUNT(*) FROM sheets").fetchone()[0]
+        paused = next((line for line in proc.stderr if line.startswith(TEST_PAUSE_MARK)), None)
+        assert paused is not None, "the scan ended without reaching its test pause"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    assert 1 <= before < 8
+    with psycopg.connect(crashed, autocommit=True) as watch:
+        before = watch.execute("SELECT COUNT(*) FROM sheets").fetchone()[0]
+    assert before == 1
     again = subprocess.run(scan_cmd(folder, crashed, "tub", "1"), cwd=REPO, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert re.search(rf"already in store\s+{before}\s", again.stdout), again.stdout
