@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._anchors import N_ANCHOR_OUT, match_anchors_kernel
 from ._marks import mark_components_kernel, refine_mark_kernel
 from ._new_ink import N_NEW_INK, new_ink_kernel
 from ._targets import N_FEATURES, score_targets_kernel
@@ -23,6 +24,7 @@ __all__ = [
     "MarkWindow",
     "TargetPoints",
     "mark_components",
+    "match_anchors",
     "new_ink",
     "offsets_by_distance",
     "refine_mark",
@@ -238,6 +240,8 @@ def warm() -> None:
         xy, f64, ptr, xy, i32, i32, ptr, xy, i32, ptr, xy, i32, ptr, xy, i32, f64, ptr, xy, f64, ptr, 8, 4
     )
     score_targets(win, np.eye(2, 3), nothing, paper=255.0, ink=0.0, split=0.25, residue=0.08, offsets=np.zeros((1, 2)))
+    match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1)
+    match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1, climb=True)
 
 
 def _affine(a: np.ndarray, name: str) -> np.ndarray:
@@ -321,4 +325,58 @@ def new_ink(
         ptr,
         out,
     )
+    return out
+
+
+def match_anchors(
+    image: np.ndarray, lin: np.ndarray, shifts: np.ndarray, patches: np.ndarray, m: int, *, climb: bool = False
+) -> np.ndarray:
+    """Find each of ``N`` small patches within ``m`` pixels of where a map puts it, in one call.
+
+    Parameters
+    ----------
+    image
+        The page (``uint8``).
+    lin, shifts
+        Patch ``i``'s search window (``P + 2 m`` pixels a side) is the image sampled at
+        ``lin @ (x, y) + shifts[i]`` for window pixel ``(x, y)`` (bilinear; 255 off the image):
+        ``lin`` is ``(2, 2)``, ``shifts`` ``(N, 2)`` float64.
+    patches
+        ``(N, P, P)`` ``uint8``, ``P`` odd: the patches as printed.
+    m
+        Search radius in window pixels (``>= 1``).
+    climb
+        Instead of every shift, climb from the window's centre: each step to the best shift of the
+        3 x 3 around the current one, until that is the current one. For a search an earlier one
+        has placed within a pixel or two: the same peak for a single-peaked correlation, at a
+        fraction of the work.
+
+    Returns
+    -------
+    ndarray
+        ``(N, 3)`` float64: the patch centre's ``x, y`` in its window at the best normalised
+        cross-correlation (OpenCV's ``TM_CCOEFF_NORMED``; the first maximum in raster order, or
+        where the climb stops),
+        refined by a parabola through its neighbours, and that correlation (-1..1; 0 where the
+        window is flat). The same as ``cv2.warpAffine`` + ``cv2.matchTemplate`` per patch
+        (`tabulate.kernels.reference.match_anchors` is the oracle).
+    """
+    image = _grey(image, "image")
+    lin = np.ascontiguousarray(lin, dtype=np.float64)
+    shifts = np.ascontiguousarray(shifts, dtype=np.float64)
+    if lin.shape != (2, 2):
+        raise ValueError(f"lin must be (2, 2), got {lin.shape}")
+    if (
+        patches.dtype != np.uint8
+        or patches.ndim != 3
+        or patches.shape[1] != patches.shape[2]
+        or patches.shape[1] % 2 != 1
+    ):
+        raise ValueError(f"patches must be (N, P, P) uint8 with P odd, got {patches.dtype} {patches.shape}")
+    if shifts.shape != (len(patches), 2):
+        raise ValueError(f"shifts must be ({len(patches)}, 2), got {shifts.shape}")
+    if m < 1:
+        raise ValueError(f"m must be >= 1, got {m}")
+    out = np.zeros((len(patches), N_ANCHOR_OUT), dtype=np.float64)
+    match_anchors_kernel(image, lin, shifts, np.ascontiguousarray(patches), int(m), bool(climb), out)
     return out

@@ -269,3 +269,64 @@ def new_ink(
         if len(e):
             out[a] = e.mean(), np.mean(e >= NEW_DARK)
     return out
+
+
+def _bilinear(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``image`` sampled at continuous (x = column, y = row), 255 off the image."""
+    padded = np.pad(image.astype(np.float64), 1, constant_values=255.0)
+    c0, r0 = np.floor(x), np.floor(y)
+    fx, fy = x - c0, y - r0
+    # Index into the padded image; anything further off than one pixel is paper too.
+    c = np.clip(c0.astype(np.int64) + 1, 0, padded.shape[1] - 2)
+    r = np.clip(r0.astype(np.int64) + 1, 0, padded.shape[0] - 2)
+    far = (c0 < -1) | (r0 < -1) | (c0 > image.shape[1] - 1) | (r0 > image.shape[0] - 1)
+    v = (padded[r, c] * (1 - fx) + padded[r, c + 1] * fx) * (1 - fy) + (
+        padded[r + 1, c] * (1 - fx) + padded[r + 1, c + 1] * fx
+    ) * fy
+    return np.where(far, 255.0, v)
+
+
+def _climb(corr: np.ndarray) -> tuple[int, int]:
+    """Uphill from the centre of ``corr``, each step to the best of the 3 x 3 around the current shift."""
+    n = corr.shape[0]
+    by = bx = n // 2
+    while True:
+        cy, cx = by, bx
+        for dy in range(max(0, cy - 1), min(n, cy + 2)):
+            for dx in range(max(0, cx - 1), min(n, cx + 2)):
+                if corr[dy, dx] > corr[by, bx]:
+                    by, bx = dy, dx
+        if (by, bx) == (cy, cx):
+            return by, bx
+
+
+def match_anchors(
+    image: np.ndarray, lin: np.ndarray, shifts: np.ndarray, patches: np.ndarray, m: int, *, climb: bool = False
+) -> np.ndarray:
+    """Reference for `tabulate.kernels.match_anchors` (same arguments, same result)."""
+    n, p = patches.shape[0], patches.shape[1]
+    size = p + 2 * m
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float64)
+    out = np.zeros((n, 3))
+    for i in range(n):
+        win = _bilinear(
+            image, lin[0, 0] * xx + lin[0, 1] * yy + shifts[i, 0], lin[1, 0] * xx + lin[1, 1] * yy + shifts[i, 1]
+        )
+        tz = patches[i].astype(np.float64) - patches[i].mean()
+        views = np.lib.stride_tricks.sliding_window_view(win, (p, p))  # (2m+1, 2m+1, p, p)
+        num = np.einsum("abrc,rc->ab", views, tz)
+        s, s2 = views.sum(axis=(2, 3)), (views * views).sum(axis=(2, 3))
+        var = np.maximum(s2 - s * s / (p * p), 0.0)
+        t_norm = float(np.sqrt((tz * tz).sum()))
+        flat = (var <= np.minimum(0.5, 10.0 * 1.1920929e-07 * s2)) | (t_norm <= 0.0)
+        corr = np.where(flat, 0.0, np.clip(num / (np.sqrt(np.where(flat, 1.0, var)) * max(t_norm, 1e-300)), -1, 1))
+        by, bx = _climb(corr) if climb else np.unravel_index(int(np.argmax(corr)), corr.shape)
+        fx = fy = 0.0
+        if 0 < bx < corr.shape[1] - 1:
+            a, b, c = corr[by, bx - 1], corr[by, bx], corr[by, bx + 1]
+            fx = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) else 0.0
+        if 0 < by < corr.shape[0] - 1:
+            a, b, c = corr[by - 1, bx], corr[by, bx], corr[by + 1, bx]
+            fy = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) else 0.0
+        out[i] = bx + fx + p // 2, by + fy + p // 2, corr[by, bx]
+    return out

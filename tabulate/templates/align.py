@@ -24,10 +24,13 @@ prints, in three steps:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
+from ..kernels import match_anchors
 
 COARSE_DPI = 10.0
 #: Resolution of the whole-page comparison that tells similar templates apart.
@@ -44,6 +47,10 @@ ANCHOR_SEARCH_IN = 0.1
 #: Once the half-resolution search has placed the anchors, the full-resolution one looks only this far.
 ANCHOR_FINE_SEARCH_IN = 0.03
 MAX_ANCHORS = 18
+#: A wide anchor search that climbed from the coarse fit (`refine`'s ``climb``) is trusted up to this RMS
+#: residual (inches; the whole-window search's is under 0.003 in on the simulated families); above it the
+#: whole window is searched.
+CLIMB_RMS_IN = 0.004
 #: An anchor whose best correlation is below this was not found (a mark over it, a fold).
 MIN_ANCHOR_NCC = 0.5
 MAX_RESIDUAL_IN = 0.02
@@ -229,6 +236,24 @@ class Anchor:
     half: np.ndarray  # the same at FINE_DPI / 2 (`half_patch`), for the first, wide search
 
 
+@dataclass(frozen=True, eq=False)
+class AnchorStack:
+    """A template's anchors as arrays, as `tabulate.kernels.match_anchors` takes them (made once per
+    template and process, `tabulate.templates.pages.PreparedPage`)."""
+
+    xy: np.ndarray  # (N, 2) page inches
+    patches: np.ndarray  # (N, P, P) uint8
+    halves: np.ndarray  # (N, P // 2, P // 2) uint8
+
+    @classmethod
+    def of(cls, anchor_list: Sequence[Anchor]) -> AnchorStack:
+        return cls(
+            np.array([(a.x_in, a.y_in) for a in anchor_list], np.float64).reshape(-1, 2),
+            np.stack([a.patch for a in anchor_list]) if anchor_list else np.zeros((0, 1, 1), np.uint8),
+            np.stack([a.half for a in anchor_list]) if anchor_list else np.zeros((0, 1, 1), np.uint8),
+        )
+
+
 def half_patch(patch: np.ndarray) -> np.ndarray:
     """An odd-sized `FINE_DPI` patch at half the resolution, smoothed as `cv2.pyrDown` smooths the page,
     with its centre still on a pixel (every other pixel from the centre out)."""
@@ -275,18 +300,6 @@ def anchors(blank_fine: np.ndarray, avoid: list[tuple[float, float, float, float
     return [Anchor(c / FINE_DPI, r / FINE_DPI, p, half_patch(p)) for (r, c), p in zip(chosen, patches)]
 
 
-def _peak(res: np.ndarray) -> tuple[float, float, float]:
-    _mn, mx, _l, (px, py) = cv2.minMaxLoc(res)
-    dx = dy = 0.0
-    if 0 < px < res.shape[1] - 1:
-        a, b, c = res[py, px - 1], res[py, px], res[py, px + 1]
-        dx = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) else 0.0
-    if 0 < py < res.shape[0] - 1:
-        a, b, c = res[py - 1, px], res[py, px], res[py + 1, px]
-        dy = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) else 0.0
-    return px + dx, py + dy, float(mx)
-
-
 def fit_affine(page_xy: np.ndarray, image_xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Least-squares affine page -> image (2x3) and each point's residual (pixels)."""
     a = np.column_stack([page_xy, np.ones(len(page_xy))])
@@ -298,47 +311,44 @@ def refine(
     image_fine: np.ndarray,
     affine: np.ndarray,
     px_per_in: float,
-    anchor_list: list[Anchor],
+    anchor_list: Sequence[Anchor] | AnchorStack,
     search_in: float = ANCHOR_SEARCH_IN,
     coarse_level: bool = False,
+    climb: bool | None = None,
 ) -> tuple[np.ndarray, float, int]:
     """Refit ``affine`` (page inches -> full image px) from the anchors; returns (affine, RMS residual in, n used).
 
     ``image_fine`` is the page at `FINE_DPI`, ``uint8`` as scanned. Each anchor is looked for within
     ``search_in`` of where ``affine`` puts it. With ``coarse_level`` ``image_fine`` is `half_image` of
     the fine page and the anchors' `half` patches are matched: a wide search costs a sixteenth as
-    much, and a narrow search at full `FINE_DPI` then makes it exact.
+    much, and a narrow search at full `FINE_DPI` then makes it exact. With ``climb`` (by default
+    at full `FINE_DPI` only) each anchor's correlation is climbed from where ``affine`` puts it
+    instead of searched over the whole window (`tabulate.kernels.match_anchors`).
     """
-    if not anchor_list:
+    stack = anchor_list if isinstance(anchor_list, AnchorStack) else AnchorStack.of(anchor_list)
+    if len(stack.xy) == 0:
         return affine, math.inf, 0
     res = FINE_DPI / 2 if coarse_level else FINE_DPI
     f = res / px_per_in
     lin, off = affine[:, :2] * (f / res), affine[:, 2] * f  # template px at this level -> image px
-    half = (anchor_list[0].half if coarse_level else anchor_list[0].patch).shape[0] // 2
+    half = (stack.halves if coarse_level else stack.patches).shape[1] // 2
     m = max(1, int(round(search_in * res)))
-    size = 2 * (half + m) + 1
-    page = np.array([(a.x_in, a.y_in) for a in anchor_list])
+    page = stack.xy
     origins = page * res - (half + m)  # each window's corner, template px
     shifts = origins @ lin.T + off  # ... in image px
-    t2i = np.empty((2, 3))
-    t2i[:, :2] = lin
-    found = np.zeros((len(anchor_list), 2))
-    ok = np.zeros(len(anchor_list), bool)
-    for i, a in enumerate(anchor_list):
-        # The window around the anchor, sampled from the image through the current fit.
-        t2i[:, 2] = shifts[i]
-        win = cv2.warpAffine(
-            image_fine,
-            t2i,
-            (size, size),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_CONSTANT,
-            borderValue=255,
-        )
-        corr = cv2.matchTemplate(win, a.half if coarse_level else a.patch, cv2.TM_CCOEFF_NORMED)
-        px, py, score = _peak(corr)
-        ok[i] = score >= MIN_ANCHOR_NCC and math.isfinite(score)
-        found[i] = px + half, py + half  # the anchor's centre in the window
+    # Every anchor's window sampled through the fit and searched in one compiled call (was a warpAffine
+    # and a matchTemplate per anchor, mostly call overhead). The narrow search climbs from where the
+    # wide one put the anchor.
+    got = match_anchors(
+        image_fine,
+        lin,
+        shifts,
+        stack.halves if coarse_level else stack.patches,
+        m,
+        climb=not coarse_level if climb is None else climb,
+    )
+    found = got[:, :2]
+    ok = (got[:, 2] >= MIN_ANCHOR_NCC) & np.isfinite(got[:, 2])
     if ok.sum() < MIN_ANCHORS:
         return affine, math.inf, int(ok.sum())
     p = page[ok]

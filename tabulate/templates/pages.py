@@ -21,10 +21,10 @@ from ..detect.template import PRINT_MARGIN_IN, PageTemplate, build_points
 from ..election.geometry import Rect
 from ..election.layout import TargetLayout
 from ..kernels import TargetPoints
-from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, anchors, prepare, print_angle, unit
+from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, AnchorStack, anchors, prepare, print_angle, unit
 from .find import ARROW_GAP_INSET_IN
 from .model import TemplatePage, TemplateSet
-from .spread import edge_bands
+from .spread import band_runs, edge_bands
 
 #: Interior points nearer than this (inches) to the blank's print are not scored.
 INTERIOR_PRINT_MARGIN_IN = 0.006
@@ -40,12 +40,14 @@ class PreparedPage:
     blank: np.ndarray
     small: np.ndarray
     anchors: tuple[Anchor, ...]
+    anchor_stack: AnchorStack  # the same as arrays, for `align.refine`
     core_ink: np.ndarray  # (N, 2) page inches well inside printed ink
     match: np.ndarray  # the blank at MATCH_DPI, ink bright, for telling similar pages apart
     match_unit: np.ndarray  # ``match`` flattened, centred and of unit length: a correlation is one dot product
     angle: float  # the skew of the blank's own print (`print_angle`), degrees
     band_xy: np.ndarray  # (M, 2) page inches around print away from targets (`spread.edge_bands`)
     band: np.ndarray  # (M,) their distance band, blank pixels
+    band_run: np.ndarray  # (M,) their run of the page (`spread.band_runs`), made once here
 
 
 def _ink(blank: np.ndarray) -> np.ndarray:
@@ -72,7 +74,20 @@ def prepare_page(folder: Path, page: TemplatePage) -> PreparedPage:
     core = np.column_stack([(cols[pick] + 0.5) / page.dpi, (rows[pick] + 0.5) / page.dpi])
     match = prepare(blank, page.dpi, MATCH_DPI, 0.0)
     band_xy, band = edge_bands(ink > 0, page.dpi, avoid)
-    return PreparedPage(page, blank, small, anc, core, match, unit(match), print_angle(match), band_xy, band)
+    return PreparedPage(
+        page,
+        blank,
+        small,
+        anc,
+        AnchorStack.of(anc),
+        core,
+        match,
+        unit(match),
+        print_angle(match),
+        band_xy,
+        band,
+        band_runs(band_xy),
+    )
 
 
 _CACHE: dict[tuple, object] = {}

@@ -38,6 +38,7 @@ from ..election.model import Election, Thresholds
 from .align import (
     ANCHOR_FINE_SEARCH_IN,
     ANCHOR_SEARCH_IN,
+    CLIMB_RMS_IN,
     COARSE_DPI,
     FINE_DPI,
     MAX_RESIDUAL_IN,
@@ -313,7 +314,7 @@ class TemplateReader:
         self, image, fine, dpi: float, tp: TemplatePage, reg: Registration, k: int, paper: float
     ) -> Registration:
         """Registration against another template, starting from a fit to a similar one."""
-        affine, rms, n = refine(fine, reg.affine, dpi, list(prepared(self.tset, tp).anchors))
+        affine, rms, n = refine(fine, reg.affine, dpi, prepared(self.tset, tp).anchor_stack)
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
             raise ReadError(
                 "registration_residual",
@@ -334,11 +335,16 @@ class TemplateReader:
     ) -> Registration:
         fine, half = levels
         start = coarse_to_image(c, small_shape, dpi)
-        anchors = list(prepared(self.tset, tp).anchors)
+        anchors = prepared(self.tset, tp).anchor_stack
         # Wide search at half resolution, then narrow at full resolution: the fit the anchors give. Every
         # anchor in both: with the strongest few only, a page at the skew and scale limits (its corners
         # cut off) kept a wrong anchor, and one clean ballot in 95 more went to a person.
-        affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True)
+        # The wide search climbs each anchor's correlation from the coarse fit (a third of the work); a
+        # climb stuck on a lesser peak (a letter's neighbour) shows in the residual, and the whole
+        # window is searched then.
+        affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True, climb=True)
+        if not rms <= CLIMB_RMS_IN:
+            affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True)
         if math.isfinite(rms):
             affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
         if math.isfinite(rms) and rms > 0.003:  # the first fit was off: once more from the better one
@@ -348,7 +354,7 @@ class TemplateReader:
                 "registration_residual",
                 f"the page does not fit template {tp.key}: "
                 + (
-                    f"only {n} of {len(anchors)} printed anchors found"
+                    f"only {n} of {len(anchors.xy)} printed anchors found"
                     if not math.isfinite(rms)
                     else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"
                 ),
@@ -422,7 +428,7 @@ def _registration(
         ink = max(0.0, paper - 120.0)  # print hardly seen: fall back to a nominal contrast
     # Print reaches past the blank's by the scan's own spread, and may sit up to the fit's residual
     # off where the fit puts it: both are kept clear of in the marking and write-in areas.
-    spread = measure_spread(image, affine, prep.band_xy, prep.band, prep.page.dpi, paper, ink)
+    spread = measure_spread(image, affine, prep.band_xy, prep.band, prep.page.dpi, paper, ink, runs=prep.band_run)
     spread += rms_in * dpi * (scale[0] + scale[1]) / 2
     return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, spread, ())
 

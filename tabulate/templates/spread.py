@@ -59,6 +59,18 @@ def edge_bands(
     return np.ascontiguousarray(xy), np.ascontiguousarray(band[keep])
 
 
+def band_runs(xy: np.ndarray) -> np.ndarray:
+    """Each band point's run (0..`CHUNKS` - 1): the points in reading order (rows of half an inch, then
+    across), cut into `CHUNKS` runs as `np.array_split` cuts them. Depends on the blank only, so a
+    reader computes it once per template (`measure_spread`'s ``runs``)."""
+    order = np.lexsort((xy[:, 0], np.floor(xy[:, 1] * 2)))
+    n = len(order)
+    sizes = [len(r) for r in np.array_split(np.arange(n), CHUNKS)]
+    runs = np.empty(n, np.int64)
+    runs[order] = np.repeat(np.arange(CHUNKS), sizes)
+    return runs
+
+
 def measure_spread(
     image: np.ndarray,
     affine: np.ndarray,
@@ -68,11 +80,13 @@ def measure_spread(
     paper: float,
     ink: float,
     split: float = 0.25,
+    runs: np.ndarray | None = None,
 ) -> float:
     """How far (image pixels) the scan's print reaches past the blank's, at the reader's ``split``.
 
     Each band's dark share times its width (one blank pixel), summed over the bands, per run of the
-    page; the median run. At least `MIN_SPREAD_PX`.
+    page; the median run. At least `MIN_SPREAD_PX`. ``runs`` is `band_runs` of ``xy`` (made here when
+    not given).
     """
     if len(xy) == 0:
         return MIN_SPREAD_PX
@@ -81,16 +95,16 @@ def measure_spread(
     r = np.clip(px[:, 1].astype(np.int64), 0, image.shape[0] - 1)
     dark = image[r, c] < paper - split * (paper - ink)
     # Runs by position on the page (reading order), so a scribble stays in one or two of them.
-    order = np.lexsort((xy[:, 0], np.floor(xy[:, 1] * 2)))
-    per_run = []
-    for run in np.array_split(order, CHUNKS):
-        if len(run) == 0:
-            continue
-        grown = 0.0
-        for b in range(1, MAX_BANDS + 1):
-            at = run[band[run] == b]
-            grown += float(dark[at].mean()) if len(at) else 0.0
-        per_run.append(grown)
+    runs = band_runs(xy) if runs is None else runs
+    key = runs * (MAX_BANDS + 1) + band
+    size = CHUNKS * (MAX_BANDS + 1)
+    counts = np.bincount(key, minlength=size).reshape(CHUNKS, MAX_BANDS + 1)
+    darks = np.bincount(key, weights=dark, minlength=size).reshape(CHUNKS, MAX_BANDS + 1)
+    grown = np.zeros(CHUNKS)
+    for b in range(1, MAX_BANDS + 1):  # band by band, as a sum per run in this order
+        n = counts[:, b]
+        grown += np.where(n > 0, darks[:, b] / np.maximum(n, 1), 0.0)
+    per_run = grown[counts.sum(axis=1) > 0]  # a run with no points (fewer points than runs) is no run
     scale = _px_per_in(affine) / blank_dpi  # image pixels per blank pixel
     return max(MIN_SPREAD_PX, float(np.median(per_run)) * scale)
 
