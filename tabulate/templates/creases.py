@@ -34,7 +34,9 @@ def _profile(image: np.ndarray, affine: np.ndarray, x_in: float, width_in: float
 
 
 def _dips(profile: np.ndarray) -> np.ndarray:
-    base = cv2.medianBlur(np.clip(profile, 0, 255).astype(np.uint8)[:, None], BASE_ROWS)[:, 0].astype(np.float32)
+    # As a row, not a column: the same median (the replicated border repeats each value across the
+    # square window either way), a third of OpenCV's time.
+    base = cv2.medianBlur(np.clip(profile, 0, 255).astype(np.uint8)[None, :], BASE_ROWS)[0].astype(np.float32)
     return base - profile >= MIN_DIP
 
 
