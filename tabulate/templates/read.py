@@ -421,7 +421,7 @@ def _registration(
         px = core_ink @ affine[:, :2].T + affine[:, 2]
         c = np.clip(px[:, 0].astype(int), 0, image.shape[1] - 1)
         r = np.clip(px[:, 1].astype(int), 0, image.shape[0] - 1)
-        ink = float(np.percentile(image[r, c], 25))  # the blur lightens thin print's middle: take the darker
+        ink = _quartile(image[r, c])  # the blur lightens thin print's middle: take the darker
     else:
         ink = level(np.ascontiguousarray(image[::step, ::step]), 0.01)
     if not paper - ink > 30:
@@ -431,6 +431,15 @@ def _registration(
     spread = measure_spread(image, affine, prep.band_xy, prep.band, prep.page.dpi, paper, ink, runs=prep.band_run)
     spread += rms_in * dpi * (scale[0] + scale[1]) / 2
     return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, spread, ())
+
+
+def _quartile(v: np.ndarray) -> float:
+    """``np.percentile(v, 25)`` (linear interpolation) by one partial sort: a tenth of numpy's overhead."""
+    pos = 0.25 * (len(v) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    part = np.partition(v, (lo, hi)).astype(np.float64)
+    return float(part[lo] + (part[hi] - part[lo]) * (pos - lo))
 
 
 #: How far (inches) a corner of the template's paper may fall outside the scanned image.
