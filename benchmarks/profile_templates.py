@@ -40,11 +40,13 @@ STAGES = (
     ("QR code before the fit", ("read_qr_near",)),
     ("coarse fit (phase corr.)", ("coarse",)),
     ("rank templates (10 DPI)", ("ncc",)),
-    ("anchors + least squares", ("refine",)),
+    ("anchors (kernel) + fit", ("refine",)),
     ("levels, scale, skew check", ("_registration",)),
     ("code after the fit", ("read_code",)),
     ("match blanks (50 DPI)", ("page_frame", "closer_share")),
     ("streaks", ("streak_columns",)),
+    ("creases (side margins)", ("crease_rows",)),
+    ("features, erasure bar", ("page_features", "page_settings")),
     ("score (kernel + classify)", ("scoring_template", "score_page")),
 )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabulate.templates.importer import ROW_MARGIN_IN, _row_end
-from tabulate.templates.spread import MIN_SPREAD_PX, edge_bands, measure_spread
+from tabulate.templates.spread import CHUNKS, MAX_BANDS, MIN_SPREAD_PX, band_runs, edge_bands, measure_spread
 
 DPI = 200
 
@@ -57,6 +57,40 @@ def test_a_scribble_over_some_print_does_not_move_the_spread():
     scan = _fattened(blank, 1)
     scan[190:240, 60:200] = 0  # a voter's scribble over a few letters
     assert 0.7 <= _spread(scan, blank) <= 1.3
+
+
+def _spread_run_by_run(image, affine, xy, band, blank_dpi, paper, ink) -> float:
+    """`measure_spread` as first written (one run and band at a time): the oracle of its bincount form."""
+    px = xy @ affine[:, :2].T + affine[:, 2]
+    c = np.clip(px[:, 0].astype(np.int64), 0, image.shape[1] - 1)
+    r = np.clip(px[:, 1].astype(np.int64), 0, image.shape[0] - 1)
+    dark = image[r, c] < paper - 0.25 * (paper - ink)
+    order = np.lexsort((xy[:, 0], np.floor(xy[:, 1] * 2)))
+    per_run = []
+    for run in np.array_split(order, CHUNKS):
+        if len(run):
+            per_run.append(
+                sum(float(dark[run[band[run] == b]].mean()) for b in range(1, MAX_BANDS + 1) if (band[run] == b).any())
+            )
+    scale = float(np.hypot(affine[0, 0], affine[1, 0]) + np.hypot(affine[0, 1], affine[1, 1])) / 2 / blank_dpi
+    return max(MIN_SPREAD_PX, float(np.median(per_run)) * scale)
+
+
+def test_spread_with_runs_made_once_is_the_run_by_run_figure():
+    """The reader makes each template's runs once (`band_runs`); the spread is the same figure."""
+    rng = np.random.default_rng(5)
+    blank = _printed_page()
+    xy, band = edge_bands(blank < 128, DPI, [])
+    runs = band_runs(xy)
+    for px in (0, 1, 2, 3):
+        scan = _fattened(blank, px) if px else blank.copy()
+        scan[rng.random(scan.shape) < 0.02] = 0  # specks
+        affine = np.array([[DPI * 1.01, 0.02, 1.5], [-0.02, DPI * 0.99, -2.0]])
+        want = _spread_run_by_run(scan, affine, xy, band, DPI, 255.0, 0.0)
+        assert measure_spread(scan, affine, xy, band, DPI, 255.0, 0.0, runs=runs) == want
+        assert measure_spread(scan, affine, xy[:5], band[:5], DPI, 255.0, 0.0) == _spread_run_by_run(
+            scan, affine, xy[:5], band[:5], DPI, 255.0, 0.0
+        )  # fewer points than runs: the empty runs are no runs
 
 
 def test_marking_area_ends_past_the_names_row_not_at_the_timing_marks():
