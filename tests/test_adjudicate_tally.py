@@ -22,7 +22,7 @@ from test_adjudicate_support import (  # noqa: F401
 from tabulate.adjudicate import decisions, queue
 from tabulate.adjudicate.entries import NOT_COUNTED
 from tabulate.adjudicate.records import adjudicated_records, votes_from_dict
-from tabulate.report.nist_cvr import cast_vote_record
+from tabulate.report.nist_cvr_sheet import cast_vote_record
 from tabulate.report.tally import tally_records
 
 

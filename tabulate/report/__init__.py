@@ -12,7 +12,8 @@ from .kentucky import (
     zero_file,
     zero_file_csv,
 )
-from .nist_cvr import cast_vote_record, cast_vote_record_report, write_cast_vote_record_report
+from .nist_cvr import cast_vote_record_report, write_cast_vote_record_report
+from .nist_cvr_sheet import cast_vote_record
 from .nist_results import NIST_COUNT_ITEM_TYPES, election_results_report
 from .records import (
     ABSENTEE_VOTE_TYPES,
