@@ -12,7 +12,8 @@ from ._clauses import CLAUSE_TEXT, cite
 from ._clauses import STRAIGHT_PARTY as STRAIGHT_PARTY_CLAUSE
 from ._marks_io import marks_to_dict, parse_marks
 from ._named import NamedVotes, NamedWriteIn, apply_write_in_names
-from ._write_in import WriteInDecision, resolve_write_in
+from ._write_in import resolve_write_in
+from ._write_in_decision import WriteInDecision
 from .types import (
     MARK_CLASSES,
     AdjudicationReason,

@@ -18,7 +18,8 @@ from ..election import Contest, Election
 from . import _clauses as K
 from ._apply import apply_rules
 from ._contest import contest_status, read_contest
-from ._write_in import WriteInDecision, resolve_write_in
+from ._write_in import resolve_write_in
+from ._write_in_decision import WriteInDecision
 from .types import BallotMarks, BallotVotes, ContestVotes, OptionMark
 
 
