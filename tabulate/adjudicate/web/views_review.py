@@ -6,10 +6,10 @@ from starlette.responses import RedirectResponse, Response
 
 from ...rules import CLAUSE_TEXT, cite
 from .. import decisions, queue
+from ..ballot_history import ballot_entries, disagreements
 from ..decisions import DECIDED, ESCALATED, NO_MAJORITY
 from ..entries import NOT_COUNTED, DecisionError, Entry, decided_votes
 from ..explain import contest_outcome, option_label
-from ..explanation import ballot_entries, disagreements
 from ..panels import BOARD, Panel
 from ..queue import LeaseLost, QueueRow
 from ..users import User
