@@ -10,8 +10,8 @@ from ...rules import OptionMark
 from ...rules.types import AdjudicationReason
 from ..entries import Entry
 from ..explain import option_label, reason_sentence
+from ..hand_entry import DAMAGED
 from ..layouts import style_layout
-from ..queue import DAMAGED
 from ..source import ReviewSheet, SourceError
 from . import forms
 
