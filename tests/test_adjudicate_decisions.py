@@ -28,7 +28,7 @@ from tabulate.adjudicate.entries import NOT_COUNTED, DecisionError, decided_vote
 from tabulate.adjudicate.leases import LeaseLost
 from tabulate.adjudicate.recording import DECIDED, ESCALATED, NO_MAJORITY, WAITING
 from tabulate.adjudicate.records import adjudicated_records
-from tabulate.rules import _clauses as K
+from tabulate.rules import clauses as K
 
 
 def _take(env, panel, user, sheet_id):
@@ -246,7 +246,7 @@ def test_the_quorum_is_a_majority_of_the_board_fixed_in_the_election(env):
     assert board_quorum(env.conn, 5) == 3 and board_quorum(env.conn, 4) == 3 and board_quorum(env.conn) == 2
     import json
 
-    from tabulate.adjudicate.sample import SAMPLE_ELECTION
+    from tabulate.commands.review_sample import SAMPLE_ELECTION
 
     doc = json.loads(SAMPLE_ELECTION.read_text())
     assert load_election(SAMPLE_ELECTION).adjudication.board_members is None

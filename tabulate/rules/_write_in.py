@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..election import Contest, Election
-from . import _clauses as K
+from . import clauses as K
 from ._names import close, normalise, split_name
 from ._write_in_decision import WriteInDecision, _decision, _Filed, _filed, _slate_clause, _vote_for
 from ._write_in_surname import _by_surname

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..election import Contest
-from . import _clauses as K
+from . import clauses as K
 from ._names import PersonName, split_name
 
 Outcome = Literal["candidate", "not_counted", "person_must_decide"]

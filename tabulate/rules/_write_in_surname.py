@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..election import Contest
-from . import _clauses as K
+from . import clauses as K
 from ._names import PersonName, close, split_name
 from ._write_in_decision import WriteInDecision, _decision, _Filed, _slate_clause, _vote_for
 
