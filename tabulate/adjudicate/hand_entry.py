@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..store.sqldb import Connection
 from . import auditlog
+from .leases import hand_over
 from .panels import BOARD
 from .queue import _initial_state, _insert
 from .schema import transaction
@@ -104,11 +105,7 @@ def send_to_board(
             _insert(conn, sheet, [(code, contest_id, None, detail)], BOARD, manual=sheet.status == "rejected")
             done = "queued"
         elif row[0] == "open":
-            conn.execute(
-                "UPDATE adj_ballots SET state = 'board', lease_panel = NULL, lease_user = NULL, "
-                "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
-                (auditlog._now(), sheet_id),
-            )
+            hand_over(conn, sheet_id, BOARD)
             done = "moved"
         else:
             return str(row[0])

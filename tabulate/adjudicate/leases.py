@@ -15,6 +15,7 @@ import time
 
 from ..core.errors import TabulateError
 from ..store.sqldb import Connection
+from . import auditlog
 from .panels import BOARD, Panel
 from .queue import QueueFilter, queue_row
 from .schema import transaction
@@ -104,6 +105,15 @@ def lease(conn: Connection, sheet_id: str, panel: Panel, user_id: int, *, lease_
         )
 
 
+def hand_over(conn: Connection, sheet_id: str, state: str) -> None:
+    """Put a ballot in ``state`` (``board`` or ``decided``) held by no panel: a ballot that changes hands is free."""
+    conn.execute(
+        "UPDATE adj_ballots SET state = ?, lease_panel = NULL, lease_user = NULL, "
+        "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
+        (state, auditlog._now(), sheet_id),
+    )
+
+
 def release(conn: Connection, sheet_id: str, panel: Panel) -> None:
     """Give a ballot back to the queue (entries already recorded stay)."""
     conn.execute(
@@ -113,4 +123,4 @@ def release(conn: Connection, sheet_id: str, panel: Panel) -> None:
     )
 
 
-__all__ = ["LEASE_S", "LeaseLost", "current_lease", "lease", "lease_next", "panel_state", "release"]
+__all__ = ["LEASE_S", "LeaseLost", "current_lease", "hand_over", "lease", "lease_next", "panel_state", "release"]

@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from ..core.vocabulary import REASON_WORDS
 from ..store.sqldb import Connection, Row
 from . import auditlog
 from .panels import BOARD
@@ -32,9 +31,6 @@ PRIORITY: dict[str, int] = {
     "marginal_mark": 2,
 }
 LAST_RANK = 3
-
-#: The reasons in words: one vocabulary for the CLI, the web and the forms (`tabulate.core.vocabulary`).
-REASON_LABELS = REASON_WORDS
 
 
 @dataclass(frozen=True)
@@ -262,7 +258,6 @@ __all__ = [
     "Progress",
     "QueueFilter",
     "QueueRow",
-    "REASON_LABELS",
     "count_queue",
     "list_queue",
     "priority",

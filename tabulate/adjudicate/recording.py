@@ -26,7 +26,7 @@ from ..rules import votes_to_dict
 from ..store.sqldb import Connection, Row
 from . import auditlog
 from .entries import MAX_NOTE_CHARS, DecidedVotes, Entry, decided_votes
-from .leases import LeaseLost, panel_state
+from .leases import LeaseLost, hand_over, panel_state
 from .panels import BOARD, Panel, board_quorum
 from .schema import transaction
 from .sealing import seal_decision
@@ -163,11 +163,7 @@ def _resolve(conn, source, sheet: ReviewSheet, panel: Panel, entry: Entry, decid
             )
         if len({r["digest"] for r in rows}) == 1:
             return _finalize(conn, sheet, panel, decided, _supporters(rows, names), "team")
-        conn.execute(
-            "UPDATE adj_ballots SET state = 'board', lease_panel = NULL, lease_user = NULL, "
-            "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
-            (auditlog._now(), entry.sheet_id),
-        )
+        hand_over(conn, entry.sheet_id, BOARD)
         auditlog.append(
             conn,
             "system",
@@ -274,11 +270,7 @@ def _finalize(
             auditlog._now(),
         ),
     )
-    conn.execute(
-        "UPDATE adj_ballots SET state = 'decided', lease_panel = NULL, lease_user = NULL, "
-        "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
-        (auditlog._now(), entry.sheet_id),
-    )
+    hand_over(conn, entry.sheet_id, "decided")
     auditlog.append(
         conn,
         " & ".join(members),

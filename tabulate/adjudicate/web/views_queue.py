@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 from starlette.responses import RedirectResponse, Response
 
+from ...core.vocabulary import REASON_WORDS
 from .. import decisions, leases, panels, queue
 from ..panels import TeamError
 from ..queue import QueueFilter
@@ -36,7 +37,7 @@ def _labels(ctx: Ctx) -> dict:
     if election.straight_party:
         contests["straight-party"] = "Straight party"
     return {
-        "reason_labels": queue.REASON_LABELS,
+        "reason_labels": REASON_WORDS,
         "contest_titles": contests,
         "precinct_names": {p.id: p.name for p in election.precincts},
     }
