@@ -254,6 +254,7 @@ def reasons_of(conn: Connection, sheet_id: str) -> list[tuple[str, str | None, s
 
 
 __all__ = [
+    "LAST_RANK",
     "PRIORITY",
     "Progress",
     "QueueFilter",

@@ -88,3 +88,28 @@ def cite(clauses: Iterable[str]) -> str:
         reg, _, section = clause.partition(" §")
         groups.setdefault(reg, []).append("§" + section)
     return "; ".join(f"{reg} {', '.join(sections)}" for reg, sections in groups.items())
+
+
+__all__ = [
+    "ALREADY_ON_BALLOT",
+    "CANDIDATE_PLUS_WRITE_IN",
+    "CLAUSE_TEXT",
+    "ELIGIBLE_ONLY",
+    "FIRST_NAME",
+    "FWAB",
+    "GOVERNOR_SLATE",
+    "INITIALS",
+    "MISSPELLING",
+    "NICKNAME",
+    "OTHER_NAME",
+    "OVERVOTE",
+    "PRESIDENT_SLATE",
+    "SCANNER_VOTE",
+    "SCANNER_WRITE_IN",
+    "STICKER",
+    "STRAIGHT_PARTY",
+    "STRAIGHT_PARTY_NOT_OVERVOTE",
+    "SURNAME",
+    "WRITE_IN_VOTE",
+    "cite",
+]
