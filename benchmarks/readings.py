@@ -36,7 +36,16 @@ from tabulate.election import load_election  # noqa: E402
 from tabulate.store.evidence import decode_evidence  # noqa: E402
 from tabulate.store.evidence import encode_evidence as _encode_evidence  # noqa: E402
 
-_interpret.encode_evidence = lambda document, election=None: _capture(document, election)
+if hasattr(_interpret, "encode_reading"):  # the worker encodes from the reading itself
+
+    def _capture_reading(reading, election=None):
+        _documents.append(reading.to_dict())
+        return _encode_reading(reading, election)
+
+    _encode_reading = _interpret.encode_reading
+    _interpret.encode_reading = _capture_reading
+else:
+    _interpret.encode_evidence = lambda document, election=None: _capture(document, election)
 
 SAMPLE = ROOT / "samples" / "general" / "election.json"
 
