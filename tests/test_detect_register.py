@@ -165,3 +165,20 @@ def test_fit_is_the_least_squares_affine_of_the_four_marks():
     assert np.allclose(affine, sol.T, rtol=0, atol=1e-9)
     assert rms == pytest.approx(float(np.sqrt(np.mean(np.sum(resid**2, axis=1)))), abs=1e-9)
     assert rms > 0.1  # four noisy points do not fit one affine exactly
+
+
+def test_corner_windows_are_subsampled_exactly_as_opencvs_nearest_resize():
+    """`_subsample` replaced ``cv2.resize(INTER_NEAREST)``: the same pixels for every window and step."""
+    import cv2
+
+    from tabulate.detect.register import _subsample
+
+    rng = np.random.default_rng(5)
+    page = rng.integers(0, 256, (440, 440), dtype=np.uint8)
+    for step in (1, 2, 3, 4, 5, 9):
+        for h, w in [(8, 8), (336, 336), (337, 335), (101, 250), (419, 97), (100, 7 * step + 1)]:
+            if h < step or w < step:
+                continue  # OpenCV refuses an empty result; a corner window is never smaller than a step
+            window = page[3 : 3 + h, 5 : 5 + w]  # a view into the page, as register_page passes it
+            expected = cv2.resize(window, (w // step, h // step), interpolation=cv2.INTER_NEAREST)
+            assert np.array_equal(_subsample(window, step), expected), (step, h, w)

@@ -15,7 +15,6 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import cv2
 import numpy as np
 
 from ..election.geometry import CORNER_WINDOW_IN, MARK_BIG_IN, MARK_SMALL_IN, registration_marks
@@ -152,6 +151,33 @@ def _candidate(stat, edges: tuple[bool, bool, bool, bool], shape, side_range) ->
     return side, min(abs(math.log(side / lo)), abs(math.log(side / hi)))
 
 
+@lru_cache(maxsize=64)
+def _nearest_index(src: int, dst: int, step: int) -> np.ndarray | None:
+    """The source index of each of ``dst`` samples as OpenCV's ``INTER_NEAREST`` picks them; None if every ``step``-th.
+
+    OpenCV's ``resizeNN``: ``min(floor(x * (1 / (dst / src))), src - 1)``, in float64.
+    """
+    idx = np.minimum(np.floor(np.arange(dst) * (1.0 / (dst / src))).astype(np.int64), src - 1)
+    return None if np.array_equal(idx, np.arange(dst) * step) else idx
+
+
+def _subsample(window: np.ndarray, step: int) -> np.ndarray:
+    """``cv2.resize(window, (w // step, h // step), interpolation=INTER_NEAREST)``, pixel for pixel.
+
+    A strided view when the picks are every ``step``-th pixel (always, for the
+    usual window sizes), else the same picks by index: no OpenCV call, which
+    cost a corner window more than picking the pixels.
+    """
+    h, w = window.shape
+    dh, dw = h // step, w // step
+    rows, cols = _nearest_index(h, dh, step), _nearest_index(w, dw, step)
+    if rows is None and cols is None:
+        return window[: dh * step : step, : dw * step : step]
+    r = np.arange(dh) * step if rows is None else rows
+    c = np.arange(dw) * step if cols is None else cols
+    return window[np.ix_(r, c)]
+
+
 def _find_mark(window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bool]) -> _Mark | None:
     """The solid square in a corner window, or None.
 
@@ -161,7 +187,7 @@ def _find_mark(window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bo
     sides (see `_candidate`).
     """
     step = max(1, int(round(dpi / 70)))
-    small = cv2.resize(window, (window.shape[1] // step, window.shape[0] // step), interpolation=cv2.INTER_NEAREST)
+    small = _subsample(window, step)
     # Otsu, the opening that removes scanner streaks and specks, the components and the paper level
     # in one compiled call (`tabulate.kernels.mark_components`: OpenCV's arithmetic, one call not five).
     found = mark_components(small, 3 if step >= 2 else 5)
