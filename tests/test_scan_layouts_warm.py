@@ -54,3 +54,22 @@ def test_an_election_that_cannot_be_written_is_not_offered_and_leaves_no_file(el
     monkeypatch.setattr(layouts_warm.pickle, "dump", lambda *a, **k: (_ for _ in ()).throw(TypeError("no")))
     assert offer_election(election) is None
     assert ELECTION_ENV not in os.environ and not list(tmp_path.iterdir())
+
+
+def test_the_forkserver_preload_builds_the_offered_layouts_with_opencv_single_threaded(election):
+    """A forkserver must not start OpenCV's thread pool: its forked workers would inherit a pool without threads."""
+    import subprocess
+    import sys
+
+    path = offer_election(election)
+    try:
+        code = (
+            "import cv2, tabulate.central.preload\n"
+            "from tabulate.detect import template\n"
+            "print(cv2.getNumThreads(), sorted({(k[3], k[4], k[5]) for k in template._CACHE}))\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    finally:
+        withdraw_election(path)
+    pages = sorted((s.id, p, 200) for s in election.ballot_styles for p in (1, 2))
+    assert out.strip() == f"1 {pages}"

@@ -13,8 +13,12 @@ from __future__ import annotations
 
 from .. import detect, rules  # noqa: F401  (imported for the workers to inherit)
 from ..kernels import warm
-from . import worker  # noqa: F401
+from . import worker
 from .layouts_warm import warm_layouts_from_env
 
+# Before any OpenCV call here: the server must stay single-threaded, or the workers it forks inherit a
+# thread pool whose threads they do not have (building the layouts below calls OpenCV; a scan's workers
+# hung on their first sheet when its default pool had started here).
+worker.one_thread_per_worker()
 warm()
 warm_layouts_from_env()
