@@ -74,15 +74,22 @@ def _open(db: str):
 
 
 def check(store, conn, *, fast: bool, from_head: str | None = None):
-    """`tabulate.store.verify.verify_store` with adjudication's decisions, then (not fast) the decisions re-derived."""
+    """`tabulate.store.verify.verify_store` with adjudication's decisions (and, not fast, the hand-to-eye
+    audit's rows), then (not fast) the decisions re-derived."""
     from dataclasses import replace
 
     from ..adjudicate.proof import check_decisions, decision_facts_source
     from ..adjudicate.source import StoreSource
+    from ..audit.handeye.sealing import handeye_fact_source
     from ..store.verify import verify_store
 
+    sources = [decision_facts_source(conn)]
+    if not fast:
+        # The hand-to-eye audit's rows check the count; no result reads them, so the reports'
+        # fast gate leaves them out and a full `verify` names any edited tally, tape or finding.
+        sources.append(handeye_fact_source(conn))
     try:
-        result = verify_store(store, from_head=from_head, more_facts=[decision_facts_source(conn)], fast=fast)
+        result = verify_store(store, from_head=from_head, more_facts=sources, fast=fast)
     except ValueError as e:
         raise UsageError(str(e)) from None
     if result.ok and not fast:
