@@ -54,6 +54,11 @@ def decided(ctx: Ctx, sheet_id: str) -> Response:
         return RedirectResponse(f"/ballot/{sheet_id}", status_code=303)
     d = current[-1]
     if not ctx.user.may("board"):
+        # A reviewer sees the decision their own team made, not another team's (its members, its
+        # note, which may quote the voter's write-in): ballot ids are small numbers anyone can count.
+        panel = ctx.panel()
+        if panel is None or panel.key != d.panel:
+            return forbidden(ctx, f"Ballot {sheet_id} was decided by another team; its decision is for the board.")
         return ctx.render("decided.html", row=row, decision=d, summary=[], history=[], may_reopen=False)
     history = list(auditlog.entries(ctx.conn, sheet_id=sheet_id))
     return ctx.render(
