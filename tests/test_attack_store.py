@@ -8,15 +8,18 @@ naming the row.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 
 import pytest
+from test_adjudicate_support import BOTH, env, fast_passwords, pg_template, template_store  # noqa: F401
 from test_audit_handeye_support import counts_csv, hand_tally, truth_store, truth_template  # noqa: F401
 
-from tabulate.adjudicate.schema import connect
+from tabulate.adjudicate.schema import connect, transaction
 from tabulate.audit.handeye import book
 from tabulate.cli import main
+from tabulate.store import journal
 
 SEED = "31415926535897932384"
 
@@ -91,3 +94,34 @@ def test_editing_the_hand_to_eye_audit_is_named(audited, capsys, sql, named):
     _raw(audited).execute(sql)
     code, out = _verify(audited, capsys)
     assert code == 1 and named in out, out
+
+
+def _append_forged_seal(env, sheet_id: int, kind: str, data: dict) -> None:
+    """Seal a sheet's row as it now is with one more journal entry: no secret is needed to extend the chain."""
+    digest = dict(env.store.facts())[f"sheet:{sheet_id}"]
+    with transaction(env.conn):
+        journal.append(env.conn, kind, actor="board1", sheet=sheet_id, data=data, facts={f"sheet:{sheet_id}": digest})
+
+
+@BOTH
+def test_a_vote_moved_in_the_modified_column_and_sealed_by_an_appended_entry_is_named(env, capsys):
+    """No decision was ever made on sheet 8, a counted ballot: the attacker wrote its 'adjudicated' votes.
+
+    The journal only grew, so it still holds every head published before: ``--from-head`` passes.
+    The store's changed votes are written only by applying a decision, so votes no decision holds are named.
+    """
+    _, published = journal.head(env.conn)
+    moved = {"contest_id": "us-senate", "status": "ok", "selections": ["sen-brennan"], "overvotes": 0}
+    moved.update(undervotes=0, from_straight_party=False, clauses=[])
+    assert env.store.sheet(8).interpreted.contest("us-senate").selections != ("sen-brennan",)
+    with transaction(env.conn):
+        env.conn.execute(
+            "UPDATE votes SET modified = ? WHERE sheet_id = 8 AND contest_id = 'us-senate'", (json.dumps(moved),)
+        )
+    _append_forged_seal(env, 8, "votes_modified", {"note": "decision 1 by board", "contests": [moved]})
+    code = main(["verify", "--db", str(env.db), "--from-head", published])
+    out = capsys.readouterr()
+    assert code == 1 and "sheet 8 (sample · 8): its votes in us-senate were changed, but no decision" in out.err
+    assert main(["results", "--db", str(env.db)]) == 2
+    err = capsys.readouterr().err
+    assert "no decision on it holds those votes" in err and len(err.strip().splitlines()) == 1

@@ -16,7 +16,7 @@ from ..rules import votes_to_dict
 from ..store.sqldb import Connection
 from ..store.verify import FactSource
 from .entries import DecisionError, Entry, decided_votes
-from .records import current_decisions
+from .records import current_decisions, decided_votes_by_sheet, unexplained_modification
 from .sealing import DECISION, decision_facts
 from .source import SourceError, StoreSource
 
@@ -59,4 +59,14 @@ def check_decisions(conn: Connection, source: StoreSource) -> str | None:
             return f"{where}: its stored votes do not follow from the reviewers' entry"
         if {f"{c}/{o}": v for (c, o), v in decided.write_ins.items()} != stored_write_ins:
             return f"{where}: its stored write-in names do not follow from the reviewers' entry"
+    return None
+
+
+def check_modifications(conn: Connection, store) -> str | None:
+    """Every live sheet's votes as changed by people must be some decision's on that sheet; the first that is not."""
+    decided = decided_votes_by_sheet(conn)
+    for sheet in store.sheets():
+        problem = unexplained_modification(sheet, decided)
+        if problem is not None:
+            return problem
     return None

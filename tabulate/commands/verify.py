@@ -78,7 +78,7 @@ def check(store, conn, *, fast: bool, from_head: str | None = None):
     audit's rows), then (not fast) the decisions re-derived."""
     from dataclasses import replace
 
-    from ..adjudicate.proof import check_decisions, decision_facts_source
+    from ..adjudicate.proof import check_decisions, check_modifications, decision_facts_source
     from ..adjudicate.source import StoreSource
     from ..audit.handeye.sealing import handeye_fact_source
     from ..store.verify import verify_store
@@ -93,7 +93,7 @@ def check(store, conn, *, fast: bool, from_head: str | None = None):
     except ValueError as e:
         raise UsageError(str(e)) from None
     if result.ok and not fast:
-        problem = check_decisions(conn, StoreSource(store))
+        problem = check_decisions(conn, StoreSource(store)) or check_modifications(conn, store)
         if problem is not None:
             result = replace(result, ok=False, problem=problem)
     return result
