@@ -82,3 +82,63 @@ def test_a_reviewer_cannot_read_another_teams_decision(env, app):
     board = Browser(app)
     board.login("board1")
     assert "the voter wrote Hale" in board.get(f"/ballot/{WRITE_IN}/decided").text
+
+
+def _attacker_sql(env, sql: str, *args) -> None:
+    """Someone holding the store file writes the accounts table directly (no trigger guards it)."""
+    from tabulate.adjudicate.schema import transaction
+
+    with transaction(env.conn):
+        env.conn.execute(sql, args)
+
+
+def test_an_account_promoted_to_the_board_in_the_store_file_cannot_sign_in(env, app, capsys):
+    """alice (a reviewer) made herself a board member with sqlite3, to reopen and re-decide ballots."""
+    from tabulate.cli import main
+
+    _attacker_sql(env, "UPDATE adj_users SET role = 'board' WHERE name = 'alice'")
+    br = Browser(app)
+    page = br.login("alice")
+    assert page.status_code == 401 and "changed outside tabulate" in page.text
+    assert "tabulate_session" not in br.client.cookies
+    assert main(["verify", "--db", str(env.db)]) == 1
+    user_id = env.users["alice"].id
+    assert f"user {user_id} (alice) does not match journal entry" in capsys.readouterr().err
+
+
+def test_a_board_account_added_in_the_store_file_cannot_sign_in(env, app, capsys):
+    """A forged account with a password hash the attacker knows (copied from their own account)."""
+    from tabulate.cli import main
+
+    _attacker_sql(
+        env,
+        "INSERT INTO adj_users (name, role, party, password_hash, created_at) "
+        "SELECT 'mallory', 'board', 'REP', password_hash, created_at FROM adj_users WHERE name = 'alice'",
+    )
+    page = Browser(app).login("mallory", password("alice"))
+    assert page.status_code == 401 and "not in the journal" in page.text
+    assert main(["verify", "--db", str(env.db)]) == 1
+    assert "(mallory) is not in the journal" in capsys.readouterr().err
+
+
+def test_a_disabled_and_re_enabled_account_still_signs_in(env, app):
+    """Every change tabulate makes to an account is sealed again, so a legitimate change is not refused."""
+    from tabulate.adjudicate import users
+
+    users.set_disabled(env.conn, "bob", True, actor="admin")
+    users.set_disabled(env.conn, "bob", False, actor="admin")
+    assert Browser(app).login("bob").url.path == "/queue"
+
+
+def test_accounts_made_before_accounts_were_sealed_are_sealed_once_on_upgrade(env, app):
+    """Trust on first use, as for a store upgraded to the journal: the upgrade seals the accounts as they are."""
+    from tabulate.adjudicate import schema
+
+    _attacker_sql(
+        env,
+        "INSERT INTO adj_users (name, role, party, password_hash, created_at) "
+        "SELECT 'olduser', 'reviewer', 'IND', password_hash, created_at FROM adj_users WHERE name = 'alice'",
+    )
+    _attacker_sql(env, "UPDATE adj_meta SET value = '2' WHERE key = 'schema_version'")  # as an older tabulate left it
+    schema.migrate(env.conn)
+    assert Browser(app).login("olduser", password("alice")).url.path == "/queue"

@@ -212,10 +212,31 @@ def _v2(conn: Connection) -> None:
         raise SchemaError("rebuilding adj_users for the auditor role would break a reference; nothing was changed")
 
 
+def _v3(conn: Connection) -> None:
+    """Seal every account as it is now in the journal (trust on first use), as a store upgraded to the journal is.
+
+    Accounts made since are sealed as they are added, disabled, enabled or
+    rehashed (`tabulate.adjudicate.sealing.seal_user`); sign-in refuses an
+    account that differs from its seal, and ``verify`` names it.
+    """
+    from .sealing import user_facts
+
+    facts = dict(user_facts(conn))
+    if facts:
+        journal.append(conn, "users_sealed", actor="system", data={"accounts": len(facts)}, facts=facts)
+
+
 #: Ordered migrations; ``MIGRATIONS[n]`` takes adjudication's tables from version n to n + 1 (never edit a
 #: shipped one: add the next).
-MIGRATIONS = (_v1, _v2)
+MIGRATIONS = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
+#: The version from which every account is sealed in the journal (`_v3`).
+ACCOUNTS_SEALED_FROM = 3
+
+
+def schema_version(conn: Connection) -> int:
+    """The version adjudication's tables are at (0 before any)."""
+    return _version(conn)
 
 
 def _version(conn: Connection) -> int:

@@ -78,16 +78,17 @@ def check(store, conn, *, fast: bool, from_head: str | None = None):
     audit's rows), then (not fast) the decisions re-derived."""
     from dataclasses import replace
 
-    from ..adjudicate.proof import check_decisions, check_modifications, decision_facts_source
+    from ..adjudicate.proof import check_decisions, check_modifications, decision_facts_source, user_facts_source
     from ..adjudicate.source import StoreSource
     from ..audit.handeye.sealing import handeye_fact_source
     from ..store.verify import verify_store
 
     sources = [decision_facts_source(conn)]
     if not fast:
-        # The hand-to-eye audit's rows check the count; no result reads them, so the reports'
-        # fast gate leaves them out and a full `verify` names any edited tally, tape or finding.
-        sources.append(handeye_fact_source(conn))
+        # The accounts (the way into the review app) and the hand-to-eye audit's rows (the check on
+        # the count): no result reads them, so the reports' fast gate leaves them out and a full
+        # `verify` names an edited role, party, password hash, tally, tape or finding.
+        sources += [user_facts_source(conn), handeye_fact_source(conn)]
     try:
         result = verify_store(store, from_head=from_head, more_facts=sources, fast=fast)
     except ValueError as e:
