@@ -142,3 +142,12 @@ def test_accounts_made_before_accounts_were_sealed_are_sealed_once_on_upgrade(en
     _attacker_sql(env, "UPDATE adj_meta SET value = '2' WHERE key = 'schema_version'")  # as an older tabulate left it
     schema.migrate(env.conn)
     assert Browser(app).login("olduser", password("alice")).url.path == "/queue"
+
+
+def test_an_account_promoted_while_signed_in_loses_its_session_not_gains_the_role(env, app):
+    """alice signs in as a reviewer, then writes role = 'board' into the store file and reloads."""
+    br = Browser(app)
+    assert br.login("alice").url.path == "/queue"
+    _attacker_sql(env, "UPDATE adj_users SET role = 'board' WHERE name = 'alice'")
+    board = br.get("/board", follow_redirects=False)
+    assert board.status_code == 303 and board.headers["location"].startswith("/login")

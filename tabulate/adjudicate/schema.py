@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS adj_sessions (
     partner_id INTEGER REFERENCES adj_users(id),
     csrf       TEXT NOT NULL,
     created_at REAL NOT NULL,
-    last_seen  REAL NOT NULL
+    last_seen  REAL NOT NULL,
+    accounts   TEXT
 );
 CREATE TABLE IF NOT EXISTS adj_teams (
     id           INTEGER PRIMARY KEY,
@@ -217,10 +218,16 @@ def _v3(conn: Connection) -> None:
 
     Accounts made since are sealed as they are added, disabled, enabled or
     rehashed (`tabulate.adjudicate.sealing.seal_user`); sign-in refuses an
-    account that differs from its seal, and ``verify`` names it.
+    account that differs from its seal, and ``verify`` names it. A session
+    keeps the seal of its accounts at sign-in (``adj_sessions.accounts``) and
+    ends if the account row changes under it.
     """
     from .sealing import user_facts
 
+    if sqldb.is_postgres(conn):
+        conn.execute("ALTER TABLE adj_sessions ADD COLUMN IF NOT EXISTS accounts TEXT")
+    elif "accounts" not in {r[1] for r in conn.execute("PRAGMA table_info(adj_sessions)")}:
+        conn.execute("ALTER TABLE adj_sessions ADD COLUMN accounts TEXT")
     facts = dict(user_facts(conn))
     if facts:
         journal.append(conn, "users_sealed", actor="system", data={"accounts": len(facts)}, facts=facts)
