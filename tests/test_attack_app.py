@@ -151,3 +151,61 @@ def test_an_account_promoted_while_signed_in_loses_its_session_not_gains_the_rol
     _attacker_sql(env, "UPDATE adj_users SET role = 'board' WHERE name = 'alice'")
     board = br.get("/board", follow_redirects=False)
     assert board.status_code == 303 and board.headers["location"].startswith("/login")
+
+
+def _sweep(app, who: str, params: dict) -> list[tuple]:
+    """Every route, as ``who``, with ids the store does not hold: each answers a page, never a server error."""
+    import re
+
+    from starlette.routing import Route
+
+    from tabulate.adjudicate.web.app import ROUTES
+
+    br = Browser(app)
+    br.login(who)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', br.get("/audit" if who == "audrey" else "/progress").text)[1]
+    failed = []
+    for r in ROUTES:
+        if not isinstance(r, Route) or r.path in ("/login", "/logout"):
+            continue
+        path = re.sub(r"\{(\w+)(:\w+)?\}", lambda m: params[m.group(1)], r.path)
+        for method in sorted(r.methods - {"HEAD"}):
+            try:
+                if method == "GET":
+                    status = br.get(path + "?page=-1&by=x&ballot=%ff&again=1", follow_redirects=False).status_code
+                else:
+                    form = {
+                        "csrf": csrf,
+                        "round": "x",
+                        "member": "z",
+                        "attempts": "1",
+                        "kind": "annotation",
+                        "text": "t",
+                    }
+                    status = br.post(path, form, follow_redirects=False).status_code
+            except Exception as e:  # the test client re-raises what the server would answer with a 500
+                status = type(e).__name__
+            if not isinstance(status, int) or status >= 500:
+                failed.append((method, path, status))
+    return failed
+
+
+MISSING = {
+    "sheet_id": "999999",
+    "side": "9",
+    "contest_id": "x",
+    "option_id": "y",
+    "area": "marking",
+    "name": "nobody",
+    "audit_id": "99",
+    "key": "zz",
+}
+
+
+def test_ids_the_store_does_not_hold_get_a_page_not_a_server_error(env, app):
+    """Were 500s: a board member setting aside sheet 999999, a counter entering a tally for audit 99."""
+    from tabulate.adjudicate import users
+
+    users.add_user(env.conn, "audrey", "auditor", password("audrey"), party="REP", actor="test")
+    assert _sweep(app, "board1", MISSING) == []
+    assert _sweep(app, "audrey", MISSING) == []

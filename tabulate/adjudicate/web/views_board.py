@@ -12,6 +12,7 @@ from .. import auditlog, decisions, queue
 from ..entries import DecisionError
 from ..explain import contest_outcome
 from ..records import votes_from_dict
+from ..source import SourceError
 from .context import Ctx, endpoint, forbidden
 from .views_queue import refresh
 
@@ -105,6 +106,8 @@ def hand_entry(ctx: Ctx, sheet_id: str) -> Response:
         )
     except ValueError as e:
         return forbidden(ctx, str(e), 400)
+    except SourceError as e:  # a sheet id the store does not hold: a page, not a server error
+        return forbidden(ctx, str(e), 404)
     return RedirectResponse("/board?m=Ballot+set+aside+for+entry+by+hand.", status_code=303)
 
 
