@@ -125,3 +125,13 @@ def test_a_vote_moved_in_the_modified_column_and_sealed_by_an_appended_entry_is_
     assert main(["results", "--db", str(env.db)]) == 2
     err = capsys.readouterr().err
     assert "no decision on it holds those votes" in err and len(err.strip().splitlines()) == 1
+
+
+def test_verify_from_a_published_head_says_what_was_added_since(env, capsys):
+    """A head proves nothing was lost; what was appended after it is listed for the board to read."""
+    _, published = journal.head(env.conn)
+    assert main(["verify", "--db", str(env.db), "--from-head", published]) == 0
+    assert "nothing added" in capsys.readouterr().out
+    _append_forged_seal(env, 8, "votes_modified", {"note": "looks routine"})
+    assert main(["verify", "--db", str(env.db), "--from-head", published]) == 0  # the row did not change ...
+    assert "1 entry added (1 votes_modified)" in capsys.readouterr().out  # ... but the entry is shown

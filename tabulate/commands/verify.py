@@ -125,6 +125,7 @@ def run_verify(args: argparse.Namespace) -> int:
     store, conn = _open(args.db)
     try:
         result = check(store, conn, fast=args.fast, from_head=args.from_head)
+        since = _since_head(store, args.from_head) if result.ok and args.from_head else None
         if result.ok and args.images:
             from ..central.recorded import TemplateSetMissing, template_interpreters
             from ..central.reread import reread_problem
@@ -151,4 +152,28 @@ def run_verify(args: argparse.Namespace) -> int:
     )
     print(f"verified {args.db}: {what}")
     print(f"journal: {result.entries} entries, head {result.head_seq} {result.head_hash}")
+    if since is not None:
+        print(since)
     return 0
+
+
+def _since_head(store, head: str) -> str:
+    """What was added after a published head, by kind: the head proves nothing was lost, not that
+    nothing was added (extending the chain needs no secret), so the board reads what was."""
+    from collections import Counter
+
+    kinds: Counter = Counter()
+    seen = None
+    for entry in store.journal():
+        if seen is not None:
+            kinds[entry.kind] += 1
+        elif entry.hash == head:
+            seen = entry.seq
+    if not kinds:
+        return f"since the published head (entry {seen}): nothing added"
+    added = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    total = sum(kinds.values())
+    return (
+        f"since the published head (entry {seen}): {total} {'entry' if total == 1 else 'entries'} added ({added}); "
+        f"read them on the review app's log page (/admin/log) before certifying"
+    )
