@@ -18,7 +18,7 @@ from test_adjudicate_support import (  # noqa: F401
     template_store,
 )
 
-from tabulate.adjudicate import decisions, queue
+from tabulate.adjudicate import decisions, queue, recording
 from tabulate.core.text import visible_text
 
 RLO, ZWSP, BEL = "\u202e", "\u200b", "\x07"
@@ -56,7 +56,7 @@ def test_invisible_characters_stored_outside_the_app_are_not_shown(env, app):
     entry = type(entry)(**{**entry.__dict__, "note": f"see {RLO}elaH"})
     queue.sync(env.conn, env.source)
     for who in ("alice", "bob"):
-        decisions.record_entry(env.conn, env.source, t, env.users[who], entry)
+        recording.record_entry(env.conn, env.source, t, env.users[who], entry)
     board = Browser(app)
     board.login("board1")
     page = board.get(f"/ballot/{WRITE_IN}/decided")
