@@ -66,7 +66,13 @@ def _contains(r: Rect, x: float, y: float) -> bool:
 
 
 def _fits(election: Election, name: str, sizes: list[int]) -> list[tuple[str, int]]:
-    """Every (style, page) whose contests' target counts the page's groups spell; `TemplateError` if none."""
+    """Every (style, page) whose contests' target counts the page's groups spell; `TemplateError` if none.
+
+    A page with no targets at all (a back the vendor left blank, or printed with instructions only) fits
+    the back of every style: which one is settled by the page before it (`resolve_pages`) or the map.
+    """
+    if not sizes:
+        return [(style.id, 2) for style in election.ballot_styles]
     found, near = [], []
     for style in election.ballot_styles:
         want = [len(c.options) for c in election.style_contests(style.id)]
@@ -173,8 +179,13 @@ def _areas(ink: np.ndarray, dpi: float, group: FoundGroup, i: int, write_in: boo
     cx, cy = t.bounds.center
     top = (ts[i - 1].bounds.center[1] + cy) / 2 if i else t.bounds.y - 0.08
     bottom = (ts[i + 1].bounds.center[1] + cy) / 2 if i + 1 < len(ts) else min(group.area.bottom, cy + 0.45)
-    x0 = t.bounds.right + t.head_in + 0.03
-    x1 = _row_end(ink, dpi, x0, group.area.right - AREA_EDGE_IN, top, bottom)
+    if group.names_left:  # the name, then its target: the row from the contest's left edge to the target
+        # (a party printed by the target leaves a wide gap before a short name: no `_row_end` here).
+        x1 = t.bounds.x - 0.03
+        x0 = min(group.area.x + AREA_EDGE_IN, x1 - MIN_ROW_IN)
+    else:
+        x0 = t.bounds.right + t.head_in + 0.03
+        x1 = _row_end(ink, dpi, x0, group.area.right - AREA_EDGE_IN, top, bottom)
     marking = Rect(x0, top + 0.01, max(0.1, x1 - x0), max(0.1, bottom - top - 0.02))
     if not write_in:
         return marking, None
