@@ -245,6 +245,12 @@ def pair_pages(election: Election, pages: Sequence[PageReading], *, reader: Page
         )
     if len(pages) == 1:
         p = pages[0]
+        if STYLE_FROM_OTHER_SIDE in p.flags:
+            return reject(
+                "template_ambiguous",
+                f"page {p.page} is printed alike for several styles and the sheet's other side, which "
+                "would name the style, was not given",
+            )
         other = (reader.page_targets if reader else _page_targets)(election, p.style_id, 3 - p.page)
         if other:
             return reject(
@@ -271,6 +277,8 @@ def _side_of(p: PageReading, other: PageReading, reader: PageReader | None) -> P
     and the flag stays on the reading for anyone to see."""
     same = getattr(reader, "interchangeable", None)
     if STYLE_FROM_OTHER_SIDE not in p.flags or same is None or p.style_id == other.style_id:
+        return p
+    if STYLE_FROM_OTHER_SIDE in other.flags:  # neither side names the style: refused as the pages disagree
         return p
     if not same(p.style_id, other.style_id, p.page):
         return p
