@@ -86,3 +86,21 @@ def test_a_back_left_blank_imports_with_no_targets_and_reads_with_its_front(tmp_
     assert sheet.style_id == "2"
     back = next(p for p in sheet.pages if p.page == 2)
     assert back.targets == () and back.style_id == "2"
+
+
+def test_a_contest_continued_in_the_next_column_imports_as_one_contest(tmp_path):
+    """A vendor prints a contest that does not fit the rest of its column on at the top of the next one
+    (here style 2's back: amendment 1's YES in one column, its NO in the next, under "(CONTINUED)"):
+    the two groups are one contest, its options in reading order."""
+    election = load_election(GENERAL)
+    key = design_variant("boxes", "cont", continue_long=True)
+    printed = vendor_layout(election, "2", key).pages[1]
+    ids = [c for c, _r in printed.contest_areas]
+    assert ids.count("amendment-1") == 2  # the generator did split it
+    blanks = write_blanks(election, key, tmp_path / "blanks", styles=("2",))
+    tset = import_templates(election, blanks, tmp_path / "set", score=False)
+    got = {(t.contest_id, t.option_id): t.bounds for t in tset.page_for("2", 2).layout.targets}
+    assert len(got) == len(printed.targets)
+    for want in printed.targets:
+        b = got[(want.contest_id, want.option_id)]
+        assert abs(b.x - want.bounds.x) < 0.02 and abs(b.y - want.bounds.y) < 0.02, want.option_id
