@@ -152,7 +152,9 @@ def _variants() -> list[Variant]:
         Variant("boxes, rounded rectangles", v("boxes", "rrect", target_corner_in=0.04)),
         Variant("timing, two columns", v("timing", "2col", columns=((0.6, 3.6), (4.4, 3.5)))),
         Variant(
-            "boxes, three columns", v("boxes", "3col", instructions=False, columns=((0.4, 2.5), (3.0, 2.5), (5.6, 2.5)))
+            "boxes, three columns",
+            # clear of the QR code in the bottom-left corner
+            v("boxes", "3col", instructions=False, columns=((0.4, 2.5), (3.0, 2.5), (5.6, 2.5)), bottom_in=9.7),
         ),
         Variant("boxes, contest continued", v("boxes", "cont", continue_long=True)),
         Variant("boxes, back: questions only", v("boxes", "qback", back="questions")),
@@ -227,6 +229,9 @@ def read_one(k: int, seed: int = 2026) -> dict:
                 (x["kind"] if x else "none", bitonal[i], truth["pen"]["kind"], t.scan, t.hand, t.score, seen, lay.shape)
             )
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
+    # A page printed alike for several styles takes its style from the sheet's other side (`pair_pages`).
+    paired = {p.source: p for p in sheet.pages} if sheet.ok else {}
+    pages = [paired.get(p.source, p) for p in pages]
     ident = [p.ok and p.style_id == truth["style"] and p.page == it["page"] for it, p in zip(truth["images"], pages)]
     reasons = [p.reason_code for p in pages if not p.ok] + ([sheet.reason_code] if not sheet.ok else [])
     return {
