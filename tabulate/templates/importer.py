@@ -260,7 +260,8 @@ def _assign(
     found = page_spans(election, style, page, sizes, column_starts(groups))
     off, spans = found if found is not None else (0 if page == 1 else len(contests) - len(sizes), None)
     ink = ink_mask(blank.image)
-    targets, areas = [], []
+    targets: list[TargetLayout] = []
+    areas: list[tuple[str, Rect]] = []
     for k, span in enumerate(spans if spans is not None else [[k] for k in range(len(groups))]):
         c: Contest = contests[off + k]
         opts = c.options
