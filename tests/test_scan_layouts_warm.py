@@ -29,6 +29,7 @@ def test_an_offered_election_has_every_page_of_every_style_built_at_200_dpi(elec
         assert all(len(layout_style(election, s.id).pages) == 2 for s in election.ballot_styles)
         assert warm_layouts_from_env() == 2 * len(election.ballot_styles)
         assert built == [(election.hash, s.id, p, 200) for s in election.ballot_styles for p in (1, 2)]
+        assert not path.exists()  # the server removes what it read: a killed scan leaves nothing behind
     finally:
         withdraw_election(path)
     assert ELECTION_ENV not in os.environ and not path.exists()

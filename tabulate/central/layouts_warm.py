@@ -79,6 +79,8 @@ def warm_layouts_from_env() -> int:
     try:
         with open(name, "rb") as f:
             election = pickle.load(f)
+        # Read once, when the server starts: removed here too, so a scan killed outright leaves no file.
+        Path(name).unlink(missing_ok=True)
         return warm_layouts(election)
     except Exception:  # a warm-up that fails leaves the workers to build the templates: never a failed scan
         return 0
