@@ -329,6 +329,26 @@ def simulate_only(n: int, seed: int, *, workers: int, bitonal_fraction: float) -
     return 0
 
 
+def profile_simulation(n: int, seed: int, *, bitonal_fraction: float, top: int = 15) -> int:
+    """Where a simulated sheet's CPU goes: cProfile over ``n`` sheets in this process, after 16 warm-up sheets
+    (most blank pages rendered, noise pools drawn), OpenCV on one thread as in the benchmark's workers."""
+    import cProfile
+    import pstats
+
+    _init_worker(None)
+    for k in range(16):
+        simulate_one((k, seed, bitonal_fraction))
+    prof = cProfile.Profile(timer=time.process_time)  # CPU time: wall time on a shared machine is mostly waiting
+    t = time.process_time()
+    prof.enable()
+    for k in range(16, 16 + n):
+        simulate_one((k, seed, bitonal_fraction))
+    prof.disable()
+    print(f"{1000 * (time.process_time() - t) / n:.1f} CPU ms per simulated sheet ({n} sheets, seed {seed})")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sheets", type=int, default=2000)
@@ -340,8 +360,11 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--simulate-only", action="store_true", help="only simulate the sheets (no reading): prints sheets/s"
     )
+    ap.add_argument("--profile", action="store_true", help="with --simulate-only: cProfile in one process")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if a.simulate_only and a.profile:
+        return profile_simulation(a.sheets, a.seed, bitonal_fraction=a.bitonal)
     if a.simulate_only:
         return simulate_only(a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal)
     acc = evaluate(
