@@ -72,7 +72,7 @@ def scan_class(
         # A small box's X (strokes across its corners) covers more of it than an oval's; its sides
         # cut the strokes into fewer separate crossings (see ReadSettings.box_x_full).
         x_mark = (
-            f[F["crossings"]] >= 3 and dark < settings.box_x_full
+            f[F["crossings"]] >= settings.box_x_crossings and dark < settings.box_x_full
             if shape == "box"
             else f[F["crossings"]] >= 4 and dark < settings.x_full
         )
@@ -89,16 +89,23 @@ def arrow_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSettin
     """The scanner reading of a connect-the-arrow target.
 
     31 KAR 6:030 Section 2(1)(a): a vote is made by "connecting the arrow next
-    to the candidate's name". The score is the fraction of the gap's columns
-    holding ink: the arrow is connected, whatever the stroke's shape (a bar, a
-    line, an X or a check across the gap), once ``settings.arrow_joined`` of
-    the gap is bridged; with light ink (a light pencil, or what an eraser
-    left, Section 3(3)(a)) it is marginal, as on an oval. Less than that,
-    from ``thresholds.marginal`` up, is a gap partly bridged: marginal. Below
-    it, light residue over ``settings.arrow_erased`` of the gap, or a gap
-    whose darkest tenth (feature ``deep``) stands ``settings.arrow_residue``
-    above the page's arrows' level ``floor`` (`arrow_floor`; not tested when
-    None), is marginal too: a faint erasure or pencil stroke a person should see.
+    to the candidate's name". The score is the share of the gap's columns
+    (from the printed tail to the printed head, `ARROW_END_MARGIN_IN` clear
+    of each) spanned by the widest *connected* piece of ink in the gap
+    (`tabulate.kernels` ``_widest_span``): ink that joins tail to head,
+    whatever the stroke's shape (a bar, a line, an X or a check across the
+    gap), spans it all. A mark that nearly joins but leaves an opening (a bar
+    stopping 0.03 in short of the head, an X whose arms stop short, two
+    strokes from either end that do not meet) spans less: it has not
+    connected the arrow, and whether it shows the voter's intent (Section
+    3(1)(a), (e)) is for a person to decide. So ``settings.arrow_joined`` of
+    the gap spanned is marked, or marginal with light ink (a light pencil, or
+    what an eraser left, Section 3(3)(a)), as on an oval; less, from
+    ``thresholds.marginal`` up, is marginal. Below it, light residue over
+    ``settings.arrow_erased`` of the gap, or a gap whose darkest tenth
+    (feature ``deep``) stands ``settings.arrow_residue`` above the page's
+    arrows' level ``floor`` (`arrow_floor`; not tested when None), is
+    marginal too: a faint erasure or pencil stroke a person should see.
     """
     score, deep = f[F["score"]], f[F["deep"]]
     if score >= settings.arrow_joined:
