@@ -230,7 +230,7 @@ def test_the_gap_score_is_the_widest_connected_piece_in_kernel_and_twin():
     # Overlapping in columns (0.4-0.6 of the gap), 0.04 in apart in rows: not one piece of ink.
     strokes = [np.array([[x0 - 0.02, cy - 0.03], [x0 + 0.6 * (x1 - x0), cy - 0.03]]),
                np.array([[x0 + 0.4 * (x1 - x0), cy + 0.03], [x1 + 0.02, cy + 0.03]])]  # fmt: skip
-    to_image = lambda p: np.column_stack([p, np.ones(len(p))]) @ reg.affine.T / DPI  # noqa: E731
+    to_image = lambda p: np.column_stack([p, np.ones(len(p))]) @ reg.affine.T / DPI
     lay_ink(
         img,
         rasterize(img.shape, DPI, strokes=[to_image(s) for s in strokes], width_in=0.016),
