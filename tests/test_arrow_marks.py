@@ -119,6 +119,11 @@ def test_arrow_class_sends_light_ink_residue_and_partial_bridges_to_a_person():
     assert arrow_class(_f(score=0.0, erasure=0.5, deep=0.1), th, s, 0.0) == "marginal"  # erased bar
     assert arrow_class(_f(score=0.0, deep=0.06), th, s, 0.01) == "marginal"  # faint residue above the page
     assert arrow_class(_f(score=0.0, deep=0.02), th, s, 0.01) == "unmarked"
+    # A piece spanning under `arrow_partial` (a printed half's blur, a touch) is no partial joining...
+    assert arrow_class(_f(score=0.06, deep=0.03), th, s, 0.01) == "unmarked"
+    assert arrow_class(_f(score=0.12, deep=0.03), th, s, 0.01) == "marginal"
+    # ...but a short, dark piece (a dot) still stands above the page's residue level.
+    assert arrow_class(_f(score=0.06, deep=0.5), th, s, 0.01) == "marginal"
     blanks = [_f(deep=d) for d in (0.005, 0.006, 0.007, 0.008, 0.006)] + [_f(score=1.0, deep=0.9)]
     assert 0.006 <= arrow_floor(blanks, th, s) < 0.02  # the bridged gap is not part of the blank level
 

@@ -170,7 +170,8 @@ def _widest_span(is_dark, col, col_read, ncols, min_hits):
     """The read columns spanned by the widest 8-connected piece of dark points of an arrow's gap grid.
 
     The gap's points are a full grid, row by row (``col`` gives each point's column); columns not
-    read (a streak) are left out, so ink either side of them joins. A piece of fewer than
+    read whole (``col_read`` 0: a streak hid some of their points) are left out, so ink either side
+    of them joins. A piece of fewer than
     ``min_hits`` points (a speck) spans nothing. Not a grid (a caller's own points): the number of
     columns holding ``min_hits`` dark points, as if every inked column were joined.
     """
@@ -239,6 +240,7 @@ def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min
     total = 0.0
     col_hits = np.zeros(max(ncols, 1), np.int64)
     col_read = np.zeros(max(ncols, 1), np.int64)
+    col_pts = np.zeros(max(ncols, 1), np.int64)
     is_dark = np.zeros(n if ncols > 0 else 0, np.bool_)
     rows, cols = image.shape
     for j in range(n):
@@ -246,6 +248,8 @@ def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min
         cf = a00 * xy[lo + j, 0] + a01 * xy[lo + j, 1] + a02 + 0.5
         r = (int(rf) if rf >= 0.0 else -1) + dr
         c = (int(cf) if cf >= 0.0 else -1) + dc
+        if ncols > 0:
+            col_pts[col[lo + j]] += 1
         if r < 0 or c < 0 or r >= rows or c >= cols or skip[c]:
             continue
         v = image[r, c]
@@ -262,9 +266,12 @@ def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min
         elif st == RESIDUE:
             residue += 1
     if ncols > 0:
-        # A column the scanner's streak hid (all its points skipped) is left out, not counted open.
+        # A column a scanner's streak hid any of (on a skewed page a streak wanders across the gap's
+        # columns) is left out, not counted open: the ink either side of it joins.
         read = 0
         for c in range(ncols):
+            if col_read[c] < col_pts[c]:
+                col_read[c] = 0
             if col_read[c] > 0:
                 read += 1
         out[0] = _widest_span(is_dark, col[lo:hi], col_read, ncols, min_hits) / max(read, 1)

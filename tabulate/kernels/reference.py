@@ -71,7 +71,7 @@ def local_paper(values: np.ndarray, weights: np.ndarray, paper: float, split_v: 
 
 def _widest_span(dark: np.ndarray, col: np.ndarray, read: np.ndarray, min_hits: int) -> int:
     """Reference for the kernel's ``_widest_span``: the widest 8-connected piece of the gap grid's dark
-    points (read columns only, so a streak's columns join the ink either side), in read columns."""
+    points (columns read whole only, so a streak's columns join the ink either side), in read columns."""
     ncols = len(read)
     if len(dark) % ncols:  # not a grid: the inked columns, as if joined
         hits = np.bincount(col[dark], minlength=ncols)
@@ -135,9 +135,12 @@ def score_targets(
             dark = v < split_v
             ncols = int(points.interior_ncols[t])
             if ncols > 0:
-                # Columns a streak hid (every point skipped) are left out, not counted open.
+                # Columns a streak hid any point of are left out, not counted open.
                 seen = sample_nearest(image, affine, points.interior_xy[i], dc, dr, paper=-1.0, skip_cols=skip) >= 0
-                read = np.bincount(points.interior_col[i][seen], minlength=ncols) > 0
+                col = points.interior_col[i]
+                read = (np.bincount(col[seen], minlength=ncols) == np.bincount(col, minlength=ncols)) & (
+                    np.bincount(col, minlength=ncols) > 0
+                )
                 span = _widest_span(dark & seen, points.interior_col[i], read, min_hits)
                 out[t, 0] = span / max(1, int(np.count_nonzero(read)))
             else:
