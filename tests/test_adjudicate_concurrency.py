@@ -10,9 +10,9 @@ from types import SimpleNamespace
 import pytest
 from test_adjudicate_support import Env, fast_passwords, machine_entry  # noqa: F401
 
-from tabulate.adjudicate import auditlog, decisions, panels, queue
+from tabulate.adjudicate import auditlog, decisions, leases, panels, queue, recording
 from tabulate.adjudicate.entries import NOT_COUNTED
-from tabulate.adjudicate.queue import LeaseLost
+from tabulate.adjudicate.leases import LeaseLost
 from tabulate.commands.review_sample import SCRIPT, build_sample_store
 
 TEAMS = (("alice", "bob"), ("carol", "dave"), ("erin", "frank"), ("gina", "hal"))
@@ -67,17 +67,17 @@ def _work(env, panel, member, disagree_every: int, errors: list):
     mine = SimpleNamespace(source=source, election=env.election)  # this thread's own store connection
     try:
         while True:
-            sheet_id = queue.lease_next(conn, panel, member.id)
+            sheet_id = leases.lease_next(conn, panel, member.id)
             if sheet_id is None:
                 return
             row = queue.queue_row(conn, sheet_id)
-            if member.id in decisions.entered_by(conn, sheet_id, row.round, panel):
+            if member.id in recording.entered_by(conn, sheet_id, row.round, panel):
                 time.sleep(0.002)  # wait for the partner (or the board majority)
                 continue
             second = member.id == panel.members[-1].id and panel.kind == "team"
             entry = _entry(mine, sheet_id, disagree=second and int(sheet_id) % disagree_every == 0)
             try:
-                decisions.record_entry(conn, source, panel, member, entry)
+                recording.record_entry(conn, source, panel, member, entry)
             except LeaseLost:
                 continue
     except Exception as e:

@@ -23,23 +23,23 @@ from test_adjudicate_support import (  # noqa: F401
     template_store,
 )
 
-from tabulate.adjudicate import auditlog, decisions, queue
-from tabulate.adjudicate.decisions import DECIDED, ESCALATED, NO_MAJORITY, WAITING
+from tabulate.adjudicate import auditlog, decisions, hand_entry, leases, queue, recording
 from tabulate.adjudicate.entries import NOT_COUNTED, DecisionError, decided_votes
-from tabulate.adjudicate.queue import LeaseLost
+from tabulate.adjudicate.leases import LeaseLost
+from tabulate.adjudicate.recording import DECIDED, ESCALATED, NO_MAJORITY, WAITING
 from tabulate.adjudicate.records import adjudicated_records
-from tabulate.rules import _clauses as K
+from tabulate.rules import clauses as K
 
 
 def _take(env, panel, user, sheet_id):
     queue.sync(env.conn, env.source)
-    queue.lease(env.conn, sheet_id, panel, env.users[user].id)
+    leases.lease(env.conn, sheet_id, panel, env.users[user].id)
 
 
 def _both(env, panel, sheet_id, entry_a, entry_b=None, a="alice", b="bob"):
     _take(env, panel, a, sheet_id)
-    first = decisions.record_entry(env.conn, env.source, panel, env.users[a], entry_a)
-    second = decisions.record_entry(env.conn, env.source, panel, env.users[b], entry_b or entry_a)
+    first = recording.record_entry(env.conn, env.source, panel, env.users[a], entry_a)
+    second = recording.record_entry(env.conn, env.source, panel, env.users[b], entry_b or entry_a)
     return first, second
 
 
@@ -76,10 +76,10 @@ def test_a_team_that_disagrees_sends_the_ballot_to_the_board_which_decides_by_ma
     assert queue.queue_row(env.conn, MARGINAL).state == "board"
     assert decisions.decisions(env.conn, sheet_id=MARGINAL) == []
     b = board(env)
-    queue.lease(env.conn, MARGINAL, b, env.users["board1"].id)
-    assert decisions.record_entry(env.conn, env.source, b, env.users["board1"], vote).status == WAITING
-    assert decisions.record_entry(env.conn, env.source, b, env.users["board2"], no_vote).status == WAITING
-    result = decisions.record_entry(env.conn, env.source, b, env.users["board3"], vote)
+    leases.lease(env.conn, MARGINAL, b, env.users["board1"].id)
+    assert recording.record_entry(env.conn, env.source, b, env.users["board1"], vote).status == WAITING
+    assert recording.record_entry(env.conn, env.source, b, env.users["board2"], no_vote).status == WAITING
+    result = recording.record_entry(env.conn, env.source, b, env.users["board3"], vote)
     assert result.status == DECIDED  # 2 of 3
     (d,) = decisions.decisions(env.conn, sheet_id=MARGINAL)
     assert d.decided_by == "board" and set(d.members) == {"board1 (REP)", "board3 (IND)"}
@@ -91,11 +91,11 @@ def test_a_board_without_a_majority_waits_for_members_to_change_their_entries(en
     queue.sync(env.conn, env.source)
     env.conn.execute("UPDATE adj_ballots SET state = 'board' WHERE sheet_id = ?", (MARGINAL,))
     b = board(env)
-    queue.lease(env.conn, MARGINAL, b, env.users["board1"].id)
+    leases.lease(env.conn, MARGINAL, b, env.users["board1"].id)
     vote, no_vote = machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")]), machine_entry(env, MARGINAL)
-    decisions.record_entry(env.conn, env.source, b, env.users["board1"], vote)
-    assert decisions.record_entry(env.conn, env.source, b, env.users["board2"], no_vote).status == NO_MAJORITY
-    assert decisions.record_entry(env.conn, env.source, b, env.users["board2"], vote).status == DECIDED
+    recording.record_entry(env.conn, env.source, b, env.users["board1"], vote)
+    assert recording.record_entry(env.conn, env.source, b, env.users["board2"], no_vote).status == NO_MAJORITY
+    assert recording.record_entry(env.conn, env.source, b, env.users["board2"], vote).status == DECIDED
 
 
 def test_a_write_in_name_is_resolved_with_its_clause_and_confirmed(env):
@@ -156,22 +156,22 @@ def test_an_entry_needs_the_panels_lease_and_the_current_round(env):
     t1, t2 = team(env, "alice", "bob"), team(env, "carol", "dave")
     _take(env, t1, "alice", MARGINAL)
     with pytest.raises(LeaseLost):
-        decisions.record_entry(env.conn, env.source, t2, env.users["carol"], machine_entry(env, MARGINAL))
+        recording.record_entry(env.conn, env.source, t2, env.users["carol"], machine_entry(env, MARGINAL))
     with pytest.raises(LeaseLost):
-        decisions.record_entry(env.conn, env.source, t1, env.users["alice"], machine_entry(env, MARGINAL, round_=2))
+        recording.record_entry(env.conn, env.source, t1, env.users["alice"], machine_entry(env, MARGINAL, round_=2))
     with pytest.raises(LeaseLost, match="not a member"):
-        decisions.record_entry(env.conn, env.source, t1, env.users["carol"], machine_entry(env, MARGINAL))
+        recording.record_entry(env.conn, env.source, t1, env.users["carol"], machine_entry(env, MARGINAL))
 
 
 def test_when_a_lease_lapses_another_team_decides_afresh(env):
     t1, t2 = team(env, "alice", "bob"), team(env, "carol", "dave")
     _take(env, t1, "alice", MARGINAL)
-    decisions.record_entry(env.conn, env.source, t1, env.users["alice"], machine_entry(env, MARGINAL))
+    recording.record_entry(env.conn, env.source, t1, env.users["alice"], machine_entry(env, MARGINAL))
     env.conn.execute("UPDATE adj_ballots SET lease_expires = 0")
-    queue.lease(env.conn, MARGINAL, t2, env.users["carol"].id)
+    leases.lease(env.conn, MARGINAL, t2, env.users["carol"].id)
     vote = machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")])
-    assert decisions.record_entry(env.conn, env.source, t2, env.users["carol"], vote).status == WAITING
-    assert decisions.record_entry(env.conn, env.source, t2, env.users["dave"], vote).status == DECIDED
+    assert recording.record_entry(env.conn, env.source, t2, env.users["carol"], vote).status == WAITING
+    assert recording.record_entry(env.conn, env.source, t2, env.users["dave"], vote).status == DECIDED
     (d,) = decisions.decisions(env.conn, sheet_id=MARGINAL)
     assert d.members == ("carol (REP)", "dave (DEM)")
 
@@ -190,10 +190,10 @@ def test_only_the_board_reopens_and_the_earlier_decision_stays(env):
     (old,) = decisions.decisions(env.conn, sheet_id=MARGINAL)
     assert old.reopened_at and old.reopen_reason == "pencil mark visible on paper"
     b = board(env)
-    queue.lease(env.conn, MARGINAL, b, env.users["board1"].id)
+    leases.lease(env.conn, MARGINAL, b, env.users["board1"].id)
     vote = machine_entry(env, MARGINAL, round_=2, mark=[("us-senate", "sen-brennan")])
     for name in ("board1", "board2"):
-        result = decisions.record_entry(env.conn, env.source, b, env.users[name], vote)
+        result = recording.record_entry(env.conn, env.source, b, env.users[name], vote)
     assert result.status == DECIDED
     assert [d.round for d in decisions.decisions(env.conn, sheet_id=MARGINAL)] == [1, 2]
     assert [e.action for e in auditlog.entries(env.conn, sheet_id=MARGINAL)].count("reopen") == 1
@@ -201,7 +201,7 @@ def test_only_the_board_reopens_and_the_earlier_decision_stays(env):
 
 @BOTH
 def test_a_damaged_ballot_is_entered_by_hand_with_both_reviewers_agreeing(env):
-    queue.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
+    hand_entry.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
     t = team(env, "alice", "bob")
     entry = machine_entry(
         env, DAMAGED, manual=True, style_id="1", precinct_id="A101", mark=[("president", "pres-okafor")]
@@ -211,9 +211,9 @@ def test_a_damaged_ballot_is_entered_by_hand_with_both_reviewers_agreeing(env):
     )
     assert _both(env, t, DAMAGED, entry, other)[1].status == ESCALATED  # a different precinct is a disagreement
     b = board(env)
-    queue.lease(env.conn, DAMAGED, b, env.users["board1"].id)
+    leases.lease(env.conn, DAMAGED, b, env.users["board1"].id)
     for name in ("board1", "board2"):
-        result = decisions.record_entry(env.conn, env.source, b, env.users[name], entry)
+        result = recording.record_entry(env.conn, env.source, b, env.users[name], entry)
     assert result.status == DECIDED
     records = {r.ballot_id: r for r in adjudicated_records(env.store, env.conn)}
     hand = records[env.store.sheet(int(DAMAGED)).ballot_id]
@@ -230,10 +230,10 @@ def test_disabling_board_members_does_not_let_one_member_decide_alone(env):
     vote = machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")])
     _both(env, t, MARGINAL, vote, machine_entry(env, MARGINAL))
     b = board(env)
-    queue.lease(env.conn, MARGINAL, b, env.users["board1"].id)
+    leases.lease(env.conn, MARGINAL, b, env.users["board1"].id)
     for name in ("board2", "board3"):
         users.set_disabled(env.conn, name, True, actor="admin")
-    assert decisions.record_entry(env.conn, env.source, board(env), env.users["board1"], vote).status != DECIDED
+    assert recording.record_entry(env.conn, env.source, board(env), env.users["board1"], vote).status != DECIDED
     assert decisions.decisions(env.conn, sheet_id=MARGINAL) == []
     assert board(env).needed == 2  # a majority of the three members, enabled or not
 
@@ -246,7 +246,7 @@ def test_the_quorum_is_a_majority_of_the_board_fixed_in_the_election(env):
     assert board_quorum(env.conn, 5) == 3 and board_quorum(env.conn, 4) == 3 and board_quorum(env.conn) == 2
     import json
 
-    from tabulate.adjudicate.sample import SAMPLE_ELECTION
+    from tabulate.commands.review_sample import SAMPLE_ELECTION
 
     doc = json.loads(SAMPLE_ELECTION.read_text())
     assert load_election(SAMPLE_ELECTION).adjudication.board_members is None

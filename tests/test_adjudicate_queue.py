@@ -21,8 +21,9 @@ from test_adjudicate_support import (  # noqa: F401
     template_store,
 )
 
-from tabulate.adjudicate import queue
-from tabulate.adjudicate.queue import LeaseLost, QueueFilter
+from tabulate.adjudicate import hand_entry, leases, queue
+from tabulate.adjudicate.leases import LeaseLost
+from tabulate.adjudicate.queue import QueueFilter
 from tabulate.commands.review_sample import SAMPLE_ELECTION, build_sample_store
 
 
@@ -77,20 +78,20 @@ def test_progress_counts_ballots_by_reason(env):
 def test_two_teams_never_hold_the_same_ballot_and_a_team_keeps_its_own(env):
     queue.sync(env.conn, env.source)
     t1, t2 = team(env, "alice", "bob"), team(env, "carol", "dave")
-    first = queue.lease_next(env.conn, t1, env.users["alice"].id)
-    second = queue.lease_next(env.conn, t2, env.users["carol"].id)
+    first = leases.lease_next(env.conn, t1, env.users["alice"].id)
+    second = leases.lease_next(env.conn, t2, env.users["carol"].id)
     assert first == OVERVOTE and second == SAME_NAME
-    assert queue.lease_next(env.conn, t1, env.users["bob"].id) == first  # the partner lands on the same ballot
+    assert leases.lease_next(env.conn, t1, env.users["bob"].id) == first  # the partner lands on the same ballot
     with pytest.raises(LeaseLost, match="another team"):
-        queue.lease(env.conn, first, t2, env.users["dave"].id)
+        leases.lease(env.conn, first, t2, env.users["dave"].id)
 
 
 def test_a_lapsed_lease_returns_the_ballot_to_the_queue(env):
     queue.sync(env.conn, env.source)
     t1, t2 = team(env, "alice", "bob"), team(env, "carol", "dave")
-    held = queue.lease_next(env.conn, t1, env.users["alice"].id)
+    held = leases.lease_next(env.conn, t1, env.users["alice"].id)
     env.conn.execute("UPDATE adj_ballots SET lease_expires = 0 WHERE sheet_id = ?", (held,))  # browser closed
-    assert queue.lease_next(env.conn, t2, env.users["carol"].id) == held
+    assert leases.lease_next(env.conn, t2, env.users["carol"].id) == held
 
 
 def test_a_team_cannot_take_a_board_ballot_and_the_board_cannot_take_a_team_ballot(env):
@@ -98,23 +99,23 @@ def test_a_team_cannot_take_a_board_ballot_and_the_board_cannot_take_a_team_ball
     t1 = team(env, "alice", "bob")
     env.conn.execute("UPDATE adj_ballots SET state = 'board' WHERE sheet_id = ?", (MARGINAL,))
     with pytest.raises(LeaseLost, match="county board"):
-        queue.lease(env.conn, MARGINAL, t1, env.users["alice"].id)
+        leases.lease(env.conn, MARGINAL, t1, env.users["alice"].id)
     with pytest.raises(LeaseLost, match="teams"):
-        queue.lease(env.conn, OVERVOTE, board(env), env.users["board1"].id)
-    assert queue.lease_next(env.conn, board(env), env.users["board1"].id) == MARGINAL
+        leases.lease(env.conn, OVERVOTE, board(env), env.users["board1"].id)
+    assert leases.lease_next(env.conn, board(env), env.users["board1"].id) == MARGINAL
 
 
 def test_only_an_eligible_rejected_sheet_is_set_aside_for_entry_by_hand(env):
-    candidates = queue.hand_entry_candidates(env.conn, env.source)
+    candidates = hand_entry.hand_entry_candidates(env.conn, env.source)
     assert [s.sheet_id for s in candidates] == [DAMAGED]
     with pytest.raises(ValueError, match="three"):
-        queue.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=False)
+        hand_entry.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=False)
     with pytest.raises(ValueError, match="not a rejected sheet"):
-        queue.set_aside_for_hand_entry(env.conn, env.source, MARGINAL, actor="board1", attempts_confirmed=True)
-    queue.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
+        hand_entry.set_aside_for_hand_entry(env.conn, env.source, MARGINAL, actor="board1", attempts_confirmed=True)
+    hand_entry.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
     row = queue.queue_row(env.conn, DAMAGED)
-    assert row.codes == (queue.DAMAGED,) and row.state == "open"
-    assert queue.hand_entry_candidates(env.conn, env.source) == []
+    assert row.codes == (hand_entry.DAMAGED,) and row.state == "open"
+    assert hand_entry.hand_entry_candidates(env.conn, env.source) == []
 
 
 def test_when_the_election_says_the_board_decides_every_ballot_goes_to_the_board(tmp_path, fast_passwords):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from test_adjudicate_support import Browser, Env, fast_passwords, password  # noqa: F401
 
-from tabulate.adjudicate import queue
+from tabulate.adjudicate import hand_entry, queue
 from tabulate.commands.review_sample import SCRIPT, build_sample_store
 
 
@@ -26,7 +26,7 @@ def test_a_scanned_sheet_is_reviewed_with_the_readers_transform_and_evidence(sca
     assert [p.layout_page for p in sheet.pages] == [1, 2]
     assert np.allclose(sheet.pages[0].affine[:, :2], np.diag([100.0, 100.0]), atol=2.0)  # page inches -> pixels
     assert ("us-senate", "sen-brennan") in sheet.targets and "features" in sheet.targets[("us-senate", "sen-brennan")]
-    rejected = queue.hand_entry_candidates(env.conn, env.source)
+    rejected = hand_entry.hand_entry_candidates(env.conn, env.source)
     assert [s.sheet_id for s in rejected] == ["2"]
 
     from tabulate.adjudicate.web.app import create_app

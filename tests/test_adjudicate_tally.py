@@ -19,17 +19,17 @@ from test_adjudicate_support import (  # noqa: F401
     template_store,
 )
 
-from tabulate.adjudicate import decisions, queue
+from tabulate.adjudicate import decisions, hand_entry, leases, queue, recording
 from tabulate.adjudicate.entries import NOT_COUNTED
 from tabulate.adjudicate.records import adjudicated_records, votes_from_dict
-from tabulate.report.nist_cvr import cast_vote_record
+from tabulate.report.nist_cvr_sheet import cast_vote_record
 from tabulate.report.tally import tally_records
 
 
 def _decide_everything(env):
     """One team decides the whole queue the way a careful team would."""
     queue.sync(env.conn, env.source)
-    queue.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
+    hand_entry.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
     t = team(env, "alice", "bob")
     entries = {
         MARGINAL: machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")]),
@@ -52,10 +52,10 @@ def _decide_everything(env):
             mark=[("president", "pres-okafor"), ("us-senate", "sen-caldwell")],
         ),
     }
-    while (sheet_id := queue.lease_next(env.conn, t, env.users["alice"].id)) is not None:
+    while (sheet_id := leases.lease_next(env.conn, t, env.users["alice"].id)) is not None:
         for member in ("alice", "bob"):
-            result = decisions.record_entry(env.conn, env.source, t, env.users[member], entries[sheet_id])
-        assert result.status == decisions.DECIDED
+            result = recording.record_entry(env.conn, env.source, t, env.users[member], entries[sheet_id])
+        assert result.status == recording.DECIDED
     assert len(decisions.decisions(env.conn)) == len(entries)
     decisions.apply_pending(env.conn, env.source)
     return entries

@@ -7,6 +7,7 @@ one deliberately wrong import added.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -105,3 +106,52 @@ def test_every_package_is_in_a_layer_and_in_the_readme_map():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert [p for p in packages if p not in layered] == []
     assert [p for p in packages if f"`tabulate/{p}/`" not in readme] == []
+
+
+def _only_reexports(path: Path) -> bool:
+    """A module whose whole body is its docstring, imports and ``__all__``: a thin re-export."""
+    body = [n for n in ast.parse(path.read_text(encoding="utf-8")).body if not _is_docstring(n)]
+    return bool(body) and all(
+        isinstance(n, (ast.Import, ast.ImportFrom))
+        or (isinstance(n, ast.Assign) and [getattr(t, "id", None) for t in n.targets] == ["__all__"])
+        for n in body
+    )
+
+
+def _is_docstring(node) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def test_no_module_only_re_exports_another_modules_names():
+    """A module holds a concept or does not exist; a package's public face is its ``__init__``."""
+    shims = [
+        str(p.relative_to(ROOT))
+        for p in sorted((ROOT / "tabulate").rglob("*.py"))
+        if p.name != "__init__.py" and _only_reexports(p)
+    ]
+    assert shims == []
+
+
+def test_a_thin_re_export_module_is_recognised(tmp_path):
+    shim = tmp_path / "types.py"
+    shim.write_text(
+        '"""Kept for older imports."""\n\nfrom ..core.votes import BallotVotes\n\n__all__ = ["BallotVotes"]\n'
+    )
+    real = tmp_path / "real.py"
+    real.write_text(
+        '"""A concept."""\n\nfrom ..core.votes import BallotVotes\n\n\ndef first(v: BallotVotes):\n    return v\n'
+    )
+    assert _only_reexports(shim) and not _only_reexports(real)
+
+
+def test_every_module_in_the_architecture_module_map_exists():
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = doc.split("## One concept per module", 1)[1].split("\n## ", 1)[0]
+    package, named = "", []
+    for row in table.splitlines():
+        cells = [c.strip().strip("`") for c in row.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[1].endswith(".py"):
+            package = cells[0] or package
+            named.append(f"tabulate/{package}{cells[1]}")
+    assert len(named) >= 10
+    assert [m for m in named if not (ROOT / m).is_file()] == []

@@ -21,8 +21,8 @@ from tabulate.audit.testdeck import (
     scan_deck,
 )
 from tabulate.cli import main
+from tabulate.core.votes import BallotVotes, ContestVotes
 from tabulate.election.model import STRAIGHT_PARTY_CONTEST_ID
-from tabulate.rules.types import BallotVotes, ContestVotes
 
 
 @pytest.fixture(scope="module")

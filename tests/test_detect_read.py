@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from test_detect_support import draw_mark, election, encode, page_image, scan, target, turn
 
+from tabulate.core.marks import BallotMarks
 from tabulate.detect import REASON_CODES, read_image, read_sheet, sheet_marks
 from tabulate.election.layout import layout_style
 from tabulate.election.render import render_page
-from tabulate.rules.types import BallotMarks
 
 FRONT_MARKS = (
     ("straight-party", "DEM", "fill"),

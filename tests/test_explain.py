@@ -22,9 +22,9 @@ from test_adjudicate_support import (  # noqa: F401
     template_store,
 )
 
-from tabulate.adjudicate import decisions, queue
-from tabulate.adjudicate.decisions import DECIDED, ESCALATED
+from tabulate.adjudicate import decisions, hand_entry, leases, queue, recording
 from tabulate.adjudicate.explanation import BallotNotFound, explain_ballot, find_sheet
+from tabulate.adjudicate.recording import DECIDED, ESCALATED
 from tabulate.cli import main
 from tabulate.core.vocabulary import REASON_WORDS, ballot_reference, parse_reference, reason_words
 
@@ -38,19 +38,19 @@ def _decide(env):
     write_in = machine_entry(
         env, WRITE_IN, write_ins=[("president", "write-in-1", "Al Monroe", "pres-wi-monroe")], note="clearly Al Monroe"
     )
-    queue.lease(env.conn, WRITE_IN, t, env.users["alice"].id)
+    leases.lease(env.conn, WRITE_IN, t, env.users["alice"].id)
     for who in ("alice", "bob"):
-        result = decisions.record_entry(env.conn, env.source, t, env.users[who], write_in)
+        result = recording.record_entry(env.conn, env.source, t, env.users[who], write_in)
     assert result.status == DECIDED
     vote = machine_entry(env, MARGINAL, mark=[("us-senate", "sen-brennan")], note="a light pencil fill")
     no_vote = machine_entry(env, MARGINAL, note="only a smudge")
-    queue.lease(env.conn, MARGINAL, t, env.users["alice"].id)
-    decisions.record_entry(env.conn, env.source, t, env.users["alice"], vote)
-    assert decisions.record_entry(env.conn, env.source, t, env.users["bob"], no_vote).status == ESCALATED
+    leases.lease(env.conn, MARGINAL, t, env.users["alice"].id)
+    recording.record_entry(env.conn, env.source, t, env.users["alice"], vote)
+    assert recording.record_entry(env.conn, env.source, t, env.users["bob"], no_vote).status == ESCALATED
     b = board(env)
-    queue.lease(env.conn, MARGINAL, b, env.users["board1"].id)
+    leases.lease(env.conn, MARGINAL, b, env.users["board1"].id)
     for who in ("board1", "board2"):
-        result = decisions.record_entry(env.conn, env.source, b, env.users[who], vote)
+        result = recording.record_entry(env.conn, env.source, b, env.users[who], vote)
     assert result.status == DECIDED
     decisions.apply_pending(env.conn, env.source)
 
@@ -140,7 +140,7 @@ def _status(env, capsys) -> dict:
 @BOTH
 def test_counts_agree_across_status_results_unofficial_cvr_and_manifest_after_review(env, capsys, tmp_path):
     _decide(env)
-    queue.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
+    hand_entry.set_aside_for_hand_entry(env.conn, env.source, DAMAGED, actor="board1", attempts_confirmed=True)
     status = _status(env, capsys)
     assert main(["results", "--db", str(env.db), "--format", "json"]) == 0
     results = json.loads(capsys.readouterr().out)["ballots"]["total"]

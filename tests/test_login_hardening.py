@@ -123,7 +123,7 @@ def conn(tmp_path, fast_passwords):
 
 
 def _parties():
-    from tabulate.adjudicate.sample import SAMPLE_ELECTION
+    from tabulate.commands.review_sample import SAMPLE_ELECTION
     from tabulate.election import load_election
 
     return load_election(SAMPLE_ELECTION).parties

@@ -172,7 +172,7 @@ def test_the_original_snapshot_holds_every_targets_score_and_indication():
 def test_a_marginal_mark_is_an_unknown_indication():
     from dataclasses import replace
 
-    from tabulate.rules.types import BallotMarks, OptionMark
+    from tabulate.core.marks import BallotMarks, OptionMark
 
     r = make_record(ELECTION, "x", {"president": ("pres-okafor",)}, style_id="2", precinct_id="B201")
     marks = {k: dict(v) for k, v in r.marks.marks.items()}

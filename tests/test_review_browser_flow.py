@@ -72,9 +72,9 @@ def _disagree_on_ballot_5(env):
     """Carol votes the X beside Adeyemi's name, Gina does not: the ballot goes to the board."""
     from test_adjudicate_support import machine_entry
 
-    from tabulate.adjudicate import decisions, panels, queue
+    from tabulate.adjudicate import leases, panels, queue, recording
     from tabulate.adjudicate import users as accounts
-    from tabulate.adjudicate.decisions import ESCALATED
+    from tabulate.adjudicate.recording import ESCALATED
 
     conn, source = env.connect()
     try:
@@ -86,10 +86,10 @@ def _disagree_on_ballot_5(env):
         panels.invite(conn, users["carol"], users["dave"])
         panels.accept(conn, users["dave"], users["carol"])
         team = panels.panel_for(conn, users["carol"])
-        queue.lease(conn, "5", team, users["carol"].id)
+        leases.lease(conn, "5", team, users["carol"].id)
         vote = machine_entry(env, "5", mark=[("state-senate-7", "ss-adeyemi")], note="an X beside the name")
-        decisions.record_entry(conn, source, team, users["carol"], vote)
-        result = decisions.record_entry(conn, source, team, users["dave"], machine_entry(env, "5", note="no mark"))
+        recording.record_entry(conn, source, team, users["carol"], vote)
+        result = recording.record_entry(conn, source, team, users["dave"], machine_entry(env, "5", note="no mark"))
         assert result.status == ESCALATED
     finally:
         conn.close()

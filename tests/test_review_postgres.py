@@ -26,7 +26,7 @@ from test_adjudicate_support import (  # noqa: F401
 )
 from test_adjudicate_tally import _decide_everything
 
-from tabulate.adjudicate import decisions, queue, schema, users
+from tabulate.adjudicate import decisions, leases, queue, schema, users
 from tabulate.adjudicate.web.app import create_app
 from tabulate.cli import main
 from tabulate.store import journal, sqldb
@@ -85,7 +85,7 @@ def test_two_review_app_servers_on_one_database_share_leases_and_record_a_decisi
 def test_one_lease_between_two_servers_connections_at_the_same_moment(env):
     """Both servers ask for the same ballot for different teams: the write lock lets exactly one have it."""
     from tabulate.adjudicate import panels
-    from tabulate.adjudicate.queue import LeaseLost
+    from tabulate.adjudicate.leases import LeaseLost
 
     panels.invite(env.conn, env.users["alice"], env.users["bob"])
     t1 = panels.accept(env.conn, env.users["bob"], env.users["alice"])
@@ -97,11 +97,11 @@ def test_one_lease_between_two_servers_connections_at_the_same_moment(env):
         p1, p2 = panels.panel_for(one, t1.members[0]), panels.panel_for(two, t2.members[0])
         # The first connection holds its transaction (and the lock) while the second asks.
         with schema.transaction(one):
-            queue.lease(one, MARGINAL, p1, t1.members[0].id)
+            leases.lease(one, MARGINAL, p1, t1.members[0].id)
             assert one.in_transaction
         with pytest.raises(LeaseLost):
-            queue.lease(two, MARGINAL, p2, t2.members[0].id)
-        assert queue.current_lease(two, p1) == MARGINAL
+            leases.lease(two, MARGINAL, p2, t2.members[0].id)
+        assert leases.current_lease(two, p1) == MARGINAL
     finally:
         one.close()
         two.close()

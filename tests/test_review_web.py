@@ -15,7 +15,7 @@ from test_adjudicate_support import (  # noqa: F401
     template_store,
 )
 
-from tabulate.adjudicate import auditlog, decisions, queue
+from tabulate.adjudicate import auditlog, decisions, queue, recording
 
 
 def _team_at_one_screen(app):
@@ -118,7 +118,7 @@ def test_a_write_in_without_a_confirmed_outcome_is_not_recorded(env, app):
     preview = br.submit(page.text, "/preview", {"wn|president|write-in-1": "Al Monroe"})
     refused = br.submit(preview.text, "/record", {"wo|president|write-in-1": ""})
     assert refused.status_code == 400 and "confirm whose vote the write-in is" in refused.text
-    assert decisions.entered_by(env.conn, WRITE_IN, 1, queue_panel(env)) == set()
+    assert recording.entered_by(env.conn, WRITE_IN, 1, queue_panel(env)) == set()
 
 
 def queue_panel(env):

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from tabulate.central import Interpretation
 from tabulate.central.interpret import votes_outcome
+from tabulate.core.marks import BallotMarks, OptionMark
 from tabulate.election import Election, load_election
 from tabulate.rules import apply_rules, marks_to_dict
-from tabulate.rules.types import BallotMarks, OptionMark
 from tabulate.store import SheetReason
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,8 +16,8 @@ import pytest
 from pg_server import pg_url  # noqa: F401 - a fixture
 from test_scan_support import ELECTION_PATH
 
+from tabulate.core.votes import BallotVotes, ContestVotes
 from tabulate.election import parse_election
-from tabulate.rules.types import BallotVotes, ContestVotes
 from tabulate.store import (
     DUPLICATE_SHEET,
     PAGE_ALREADY_SCANNED,

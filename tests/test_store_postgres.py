@@ -11,7 +11,8 @@ import pytest
 from pg_server import pg_url  # noqa: F401 - a fixture
 
 from tabulate.store import StoreError, _pg_schema, _schema, open_store
-from tabulate.store.postgres import display_url, to_pg
+from tabulate.store.pgconn import to_pg
+from tabulate.store.postgres import display_url
 
 
 def test_both_backends_know_the_same_migrations():

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from tabulate.adjudicate.sample import SCRIPT, build_sample_store
 from tabulate.cli import main
+from tabulate.commands.review_sample import SCRIPT, build_sample_store
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

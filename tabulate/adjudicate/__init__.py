@@ -8,10 +8,12 @@ here works without it. See docs/adjudication.md.
 """
 
 from .auditlog import Verification, verify
-from .decisions import Decision, RecordResult, apply_pending, record_entry, reopen
+from .decisions import Decision, apply_pending, reopen
 from .entries import NOT_COUNTED, DecidedVotes, DecisionError, Entry, WriteInReading, decided_votes
+from .leases import LeaseLost, lease, lease_next
 from .panels import Panel, Team, TeamError
-from .queue import LeaseLost, QueueFilter, lease, lease_next, list_queue, progress, sync
+from .queue import QueueFilter, list_queue, progress, sync
+from .recording import RecordResult, record_entry
 from .records import adjudicated_counts, adjudicated_records
 from .schema import connect, migrate
 from .source import ReviewSheet, SourceError, StoreSource

@@ -10,7 +10,7 @@ ballot, and a recount can replay any decision from its entry. (The other way,
 letting people pick the contest's final selections directly, would let two
 teams apply §5 or §2(2)(b) differently; it is not offered.)
 
-Write-in names fold in as the reports expect (`tabulate.report.records`): the
+Write-in names fold in as the reports expect (`tabulate.core.records`): the
 write-in line stays the selection, and ``write_ins`` maps it to the declared
 candidate, or to None when the name is not counted.
 """

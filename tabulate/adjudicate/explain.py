@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Mapping
 
+from ..core.votes import AdjudicationReason
 from ..election import Contest, Election
 from ..rules import ContestVotes, OptionMark
-from ..rules.types import AdjudicationReason
 
 
 def when_words(ts: str | None) -> str:

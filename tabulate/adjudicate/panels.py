@@ -234,6 +234,7 @@ def board_panel(conn: Connection, *, board_size: int | None = None) -> Panel:
 
 __all__ = [
     "BOARD",
+    "INVITE_TTL_S",
     "LoginFailed",
     "Panel",
     "Team",

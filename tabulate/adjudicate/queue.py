@@ -1,19 +1,11 @@
-"""The review queue: every ballot with a reason for a person, and who holds which.
+"""The review queue: every ballot with a reason for a person, in the order people take them.
 
 A ballot enters the queue when the store says it needs review (`sync`), or
-when a board member sets a sheet the scanner rejected aside for entry by hand
-(`set_aside_for_hand_entry`, 31 KAR 4:220 §9(3)-(4)(c)). Its *state* says who
-may take it: ``open`` (any team), ``board`` (the county board: every ballot
-when the election's ``adjudication.decided_by`` is ``"board"``, else the ones
-a team disagreed on or the board reopened) and ``decided``.
-
-A ballot is *leased* to one panel at a time (31 KAR 4:220 §7(2): "a piece of
-voting equipment shall not have more than one (1) recount team operating it
-at any one (1) time"; we hold ballots to the same rule). Taking a lease is one
-``UPDATE ... WHERE lease is free or expired`` inside ``BEGIN IMMEDIATE``, so
-two panels can never hold the same ballot; a lease lapses after `LEASE_S`
-without activity, so a closed browser loses nothing: its ballot returns to
-the queue, and entries already recorded stay recorded.
+when a board member puts it there (`tabulate.adjudicate.hand_entry`). Its
+*state* says who may take it: ``open`` (any team), ``board`` (the county
+board: every ballot when the election's ``adjudication.decided_by`` is
+``"board"``, else the ones a team disagreed on or the board reopened) and
+``decided``. Which panel holds a ballot is `tabulate.adjudicate.leases`.
 
 Default order: overvotes, then write-ins, then marginal marks, then the rest;
 within a rank, batch then position (the order the paper sits in its tub).
@@ -25,15 +17,11 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from ..core.errors import TabulateError
-from ..core.vocabulary import REASON_WORDS
 from ..store.sqldb import Connection, Row
 from . import auditlog
-from .panels import BOARD, Panel
+from .panels import BOARD
 from .schema import transaction
 from .source import ReviewSheet, StoreSource
-
-LEASE_S = 10 * 60
 
 #: Rank of each reason code in the default order (lower first); unknown codes rank last.
 PRIORITY: dict[str, int] = {
@@ -43,39 +31,6 @@ PRIORITY: dict[str, int] = {
     "marginal_mark": 2,
 }
 LAST_RANK = 3
-
-#: The reason a sheet set aside for entry by hand carries (31 KAR 4:220 §9(4)(c)).
-DAMAGED = "damaged_ballot"
-
-#: Reject codes of sheets a person may enter by hand: the paper is a ballot of
-#: this election that the scanner could not read. Sheets of another election,
-#: unknown styles and duplicates are never entered.
-HAND_ENTRY_CODES: frozenset[str] = frozenset(
-    {
-        "unreadable_file",
-        "empty_file",
-        "corrupt_image",
-        "no_registration_marks",
-        "registration_marks_missing",
-        "orientation_unknown",
-        "registration_residual",
-        "scale_out_of_range",
-        "skew_out_of_range",
-        "style_code_unreadable",
-        "layout_mismatch",
-        "page_rejected",
-        "missing_page",
-    }
-)
-
-#: The reasons in words: one vocabulary for the CLI, the web and the forms (`tabulate.core.vocabulary`).
-REASON_LABELS = REASON_WORDS
-
-
-class LeaseLost(TabulateError, RuntimeError):
-    """The ballot is no longer leased to this panel (it lapsed and another panel took it, or it was decided)."""
-
-    code = "lease_lost"
 
 
 @dataclass(frozen=True)
@@ -200,89 +155,6 @@ def sync(conn: Connection, source: StoreSource) -> int:
     return added
 
 
-def hand_entry_candidates(conn: Connection, source: StoreSource) -> list[ReviewSheet]:
-    """Rejected sheets that a person could enter by hand and that are not queued yet."""
-    known = {r[0] for r in conn.execute("SELECT sheet_id FROM adj_ballots")}
-    return [
-        s
-        for s in source.sheets("rejected")
-        if s.sheet_id not in known and any(r.code in HAND_ENTRY_CODES for r in s.reasons)
-    ]
-
-
-def set_aside_for_hand_entry(
-    conn: Connection, source: StoreSource, sheet_id: str, *, actor: str, attempts_confirmed: bool
-) -> None:
-    """Queue a rejected sheet to be entered by hand from the paper.
-
-    31 KAR 4:220 §9(3): "If, after three (3) unsuccessful attempts, a ballot
-    does not scan, it shall be set aside for later adjudication"; §9(4)(c): "A
-    damaged ballot, no longer capable of being scanned ... but clearly having
-    a selection". Only a board member does this, after confirming the paper
-    was tried three times, so that a sheet later rescanned successfully is
-    never also entered by hand (it would count twice).
-    """
-    if not attempts_confirmed:
-        raise ValueError("confirm that the paper ballot failed to scan three times (31 KAR 4:220 Section 9(3))")
-    sheet = source.sheet(sheet_id)
-    if sheet.status != "rejected" or not any(r.code in HAND_ENTRY_CODES for r in sheet.reasons):
-        raise ValueError(f"sheet {sheet_id} is not a rejected sheet that may be entered by hand")
-    state = _initial_state(source.election().adjudication.decided_by)
-    why = "; ".join(r.detail or r.code for r in sheet.reasons)
-    with transaction(conn):
-        if not _insert(conn, sheet, [(DAMAGED, None, None, why)], state, manual=True):
-            raise ValueError(f"sheet {sheet_id} is already in the queue")
-        auditlog.append(
-            conn,
-            actor,
-            "set_aside_for_hand_entry",
-            sheet_id=sheet_id,
-            detail={"ballot": sheet.ballot_id, "reasons": [r.code for r in sheet.reasons]},
-        )
-
-
-def send_to_board(
-    conn: Connection,
-    source: StoreSource,
-    sheet_id: str,
-    *,
-    actor: str,
-    code: str,
-    detail: str,
-    contest_id: str | None = None,
-) -> str:
-    """Put a ballot before the county board for a recount (31 KAR 4:220 Section 9(12)); return what was done.
-
-    "Overvotes and damaged ballots shall be adjudicated by the full county
-    board of elections". A ballot not in the queue is queued for the board;
-    one open for a team moves to the board. A ballot already decided is left
-    as it is (``"decided"``): only a board member may reopen it (`reopen`).
-    """
-    sheet = source.sheet(sheet_id)
-    with transaction(conn):
-        row = conn.execute("SELECT state FROM adj_ballots WHERE sheet_id = ?", (sheet_id,)).fetchone()
-        if row is None:
-            _insert(conn, sheet, [(code, contest_id, None, detail)], BOARD, manual=sheet.status == "rejected")
-            done = "queued"
-        elif row[0] == "open":
-            conn.execute(
-                "UPDATE adj_ballots SET state = 'board', lease_panel = NULL, lease_user = NULL, "
-                "lease_expires = NULL, updated_at = ? WHERE sheet_id = ?",
-                (auditlog._now(), sheet_id),
-            )
-            done = "moved"
-        else:
-            return str(row[0])
-        auditlog.append(
-            conn,
-            actor,
-            "sent_to_board",
-            sheet_id=sheet_id,
-            detail={"ballot": sheet.ballot_id, "code": code, "contest": contest_id, "why": detail},
-        )
-    return done
-
-
 def _row(r: Row, now: float) -> QueueRow:
     codes = tuple(dict.fromkeys((r["codes"] or "").split(","))) if r["codes"] else ()
     contests = tuple(dict.fromkeys(c for c in (r["contests"] or "").split(",") if c))
@@ -372,88 +244,6 @@ def progress(conn: Connection) -> Progress:
     )
 
 
-def _panel_state(panel: Panel) -> str:
-    return BOARD if panel.kind == BOARD else "open"
-
-
-def current_lease(conn: Connection, panel: Panel) -> str | None:
-    """The undecided ballot this panel holds a live lease on, if any."""
-    row = conn.execute(
-        "SELECT sheet_id FROM adj_ballots WHERE lease_panel = ? AND lease_expires > ? "
-        "AND state = ? ORDER BY lease_expires DESC LIMIT 1",
-        (panel.key, time.time(), _panel_state(panel)),
-    ).fetchone()
-    return row[0] if row else None
-
-
-def lease_next(
-    conn: Connection, panel: Panel, user_id: int, flt: QueueFilter = QueueFilter(), *, lease_s: float = LEASE_S
-) -> str | None:
-    """Lease the panel's current ballot, or the first free one in queue order; None when none is left.
-
-    The choice and the lease are one UPDATE in one IMMEDIATE transaction: of
-    any number of panels asking at once, each gets a different ballot.
-    """
-    now = time.time()
-    with transaction(conn):
-        held = current_lease(conn, panel)
-        if held is not None:
-            conn.execute("UPDATE adj_ballots SET lease_expires = ? WHERE sheet_id = ?", (now + lease_s, held))
-            return held
-        where, args = flt.sql()
-        row = conn.execute(
-            "UPDATE adj_ballots SET lease_panel = ?, lease_user = ?, lease_expires = ? WHERE sheet_id = ("
-            f" SELECT b.sheet_id FROM adj_ballots b WHERE b.state = ? AND {where}"
-            "  AND (b.lease_panel IS NULL OR b.lease_expires <= ?)"
-            "  ORDER BY b.priority, b.batch, b.position, b.sheet_id LIMIT 1)"
-            " AND (lease_panel IS NULL OR lease_expires <= ?) RETURNING sheet_id",
-            (panel.key, user_id, now + lease_s, _panel_state(panel), *args, now, now),
-        ).fetchone()
-        return row[0] if row else None
-
-
-def lease(conn: Connection, sheet_id: str, panel: Panel, user_id: int, *, lease_s: float = LEASE_S) -> None:
-    """Lease one named ballot to the panel (or renew its lease); the panel gives up any other.
-
-    Raises
-    ------
-    LeaseLost
-        Another panel holds it, it is decided, or it is not this panel's to decide.
-    """
-    now = time.time()
-    with transaction(conn):
-        row = conn.execute(
-            "UPDATE adj_ballots SET lease_panel = ?, lease_user = ?, lease_expires = ? WHERE sheet_id = ? "
-            "AND state = ? AND (lease_panel IS NULL OR lease_panel = ? OR lease_expires <= ?) RETURNING sheet_id",
-            (panel.key, user_id, now + lease_s, sheet_id, _panel_state(panel), panel.key, now),
-        ).fetchone()
-        if row is None:
-            r = queue_row(conn, sheet_id)
-            if r is None:
-                raise LeaseLost(f"ballot {sheet_id} is not in the review queue")
-            if r.state == "decided":
-                raise LeaseLost(f"ballot {sheet_id} has been decided")
-            if r.state != _panel_state(panel):
-                raise LeaseLost(f"ballot {sheet_id} is for the {'county board' if r.state == BOARD else 'teams'}")
-            raise LeaseLost(
-                f"ballot {sheet_id} is being decided by another {'team' if panel.kind != BOARD else 'panel'}"
-            )
-        conn.execute(
-            "UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL "
-            "WHERE lease_panel = ? AND sheet_id != ? AND state != 'decided'",
-            (panel.key, sheet_id),
-        )
-
-
-def release(conn: Connection, sheet_id: str, panel: Panel) -> None:
-    """Give a ballot back to the queue (entries already recorded stay)."""
-    conn.execute(
-        "UPDATE adj_ballots SET lease_panel = NULL, lease_user = NULL, lease_expires = NULL "
-        "WHERE sheet_id = ? AND lease_panel = ?",
-        (sheet_id, panel.key),
-    )
-
-
 def reasons_of(conn: Connection, sheet_id: str) -> list[tuple[str, str | None, str | None, str]]:
     return [
         tuple(r)
@@ -464,27 +254,16 @@ def reasons_of(conn: Connection, sheet_id: str) -> list[tuple[str, str | None, s
 
 
 __all__ = [
-    "DAMAGED",
-    "HAND_ENTRY_CODES",
-    "LEASE_S",
-    "LeaseLost",
+    "LAST_RANK",
     "PRIORITY",
     "Progress",
     "QueueFilter",
-    "send_to_board",
     "QueueRow",
-    "REASON_LABELS",
     "count_queue",
-    "current_lease",
-    "hand_entry_candidates",
-    "lease",
-    "lease_next",
     "list_queue",
     "priority",
     "progress",
     "queue_row",
     "reasons_of",
-    "release",
-    "set_aside_for_hand_entry",
     "sync",
 ]

@@ -38,7 +38,7 @@ class MarkKind:
     """What one kind of mark should read as.
 
     ``scan`` is the expected scanner reading under 31 KAR 6:030 Section 2(1)
-    and ``scan_accepts`` the mark classes (`tabulate.rules.types.MarkClass`) a
+    and ``scan_accepts`` the mark classes (`tabulate.core.marks.MarkClass`) a
     correct reader may give it; ``hand`` is the expected hand-count reading
     under Section 3(1). ``selects`` says whether voters make it to choose an
     option (the simulator's intent); ``clause`` cites the rule that decides it.

@@ -17,10 +17,10 @@ import numpy as np
 
 from ..election.layout import BallotLayout, PageLayout, layout_style
 from ..election.model import Election
+from ..election.render import render_page
 from .handwriting import handwriting_strokes
 from .marks import DrawnMark, draw_mark, draw_strokes
 from .plan import SheetPlan, plan_sheet, stray_strokes, target_index
-from .render import render_page
 from .scanner import SCAN_PROFILES, ScanProfile, SheetScan, draw_scan, scan_page
 from .truth import sheet_truth
 from .voters import POPULATIONS, Population, VoterIntent, draw_voter

@@ -95,7 +95,7 @@ def send_set_aside_to_board(store, conn, result, actor: str) -> list[str]:
     Each is noted once in the store's event log with its original result.
     """
     from ..adjudicate import StoreSource, migrate
-    from ..adjudicate.queue import send_to_board
+    from ..adjudicate.hand_entry import send_to_board
 
     migrate(conn)
     source = StoreSource(store)

@@ -4,6 +4,9 @@ Every report is a pure function of the election and the `BallotRecord` of
 each sheet (or of a `Tally` built from them); nothing here reads the store.
 """
 
+from ..core.errors import ReportError
+from ..core.records import BallotRecord
+from ..core.vote_types import ABSENTEE_VOTE_TYPES, REPORTED_VOTE_TYPES, VOTE_TYPE_LABELS
 from .kentucky import (
     unofficial_display,
     unofficial_results,
@@ -12,15 +15,9 @@ from .kentucky import (
     zero_file,
     zero_file_csv,
 )
-from .nist_cvr import cast_vote_record, cast_vote_record_report, write_cast_vote_record_report
+from .nist_cvr import cast_vote_record_report, write_cast_vote_record_report
+from .nist_cvr_sheet import cast_vote_record
 from .nist_results import NIST_COUNT_ITEM_TYPES, election_results_report
-from .records import (
-    ABSENTEE_VOTE_TYPES,
-    REPORTED_VOTE_TYPES,
-    VOTE_TYPE_LABELS,
-    BallotRecord,
-    ReportError,
-)
 from .results import results_csv, results_json, results_table
 from .rla import (
     ARLO_CONTAINERS,

@@ -15,9 +15,9 @@ from __future__ import annotations
 import io
 from typing import Literal
 
+from ..core.vote_types import ABSENTEE_VOTE_TYPES, REPORTED_VOTE_TYPES
 from ..election.model import VOTE_TYPES, Election
 from .csvsafe import writer as csv_writer
-from .records import ABSENTEE_VOTE_TYPES, REPORTED_VOTE_TYPES
 from .results import display_name, election_summary, option_party
 from .tally import ContestCounts, ContestTally, Tally, tally_records
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import io
 
+from ..core.vote_types import VOTE_TYPE_LABELS
 from ..election.model import VOTE_TYPES, Contest, Election
 from .csvsafe import writer as csv_writer
-from .records import VOTE_TYPE_LABELS
 from .tally import BallotCounts, ContestCounts, Tally
 
 #: Columns of `results_csv`, in order.

@@ -45,11 +45,12 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from .. import __version__
+from ..core.errors import ReportError
+from ..core.records import BallotRecord
 from ..core.vocabulary import ballot_reference
 from ..core.vote_types import VOTE_TYPES
 from ..election.model import Contest, Election
 from .csvsafe import writer as csv_writer
-from .records import BallotRecord, ReportError
 from .results import display_name, option_party
 from .tally import ElectionIndex, check_record
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import random
 
+from ..core.marks import BallotMarks, OptionMark
+from ..core.records import BallotRecord
+from ..core.votes import BallotVotes, ContestVotes
 from ..election.model import STRAIGHT_PARTY_CONTEST_ID, VOTE_TYPES, Contest, Election
-from ..rules.types import BallotMarks, BallotVotes, ContestVotes, OptionMark
-from .records import BallotRecord
 
 
 def _contest_votes(rng: random.Random, contest: Contest) -> tuple[ContestVotes, dict[str, OptionMark]]:

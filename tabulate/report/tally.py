@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable
 
+from ..core.errors import ReportError
+from ..core.records import BallotRecord
+from ..core.votes import ContestVotes
 from ..election.model import VOTE_TYPES, Contest, Election
-from ..rules.types import ContestVotes
-from .records import BallotRecord, ReportError
 
 
 @dataclass(frozen=True)

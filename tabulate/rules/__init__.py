@@ -6,23 +6,15 @@ per contest; ``resolve_write_in`` proposes whose vote a written name is;
 docs/marks.md. The rules read no images.
 """
 
-from ..core.votes import votes_to_dict
+from ..core.marks import MARK_CLASSES, BallotMarks, MarkClass, OptionMark
+from ..core.votes import AdjudicationReason, BallotVotes, ContestStatus, ContestVotes, votes_to_dict
 from ._apply import MarksError, apply_rules
-from ._clauses import CLAUSE_TEXT, cite
-from ._clauses import STRAIGHT_PARTY as STRAIGHT_PARTY_CLAUSE
 from ._marks_io import marks_to_dict, parse_marks
 from ._named import NamedVotes, NamedWriteIn, apply_write_in_names
-from ._write_in import WriteInDecision, resolve_write_in
-from .types import (
-    MARK_CLASSES,
-    AdjudicationReason,
-    BallotMarks,
-    BallotVotes,
-    ContestStatus,
-    ContestVotes,
-    MarkClass,
-    OptionMark,
-)
+from ._write_in import resolve_write_in
+from ._write_in_decision import WriteInDecision
+from .clauses import CLAUSE_TEXT, cite
+from .clauses import STRAIGHT_PARTY as STRAIGHT_PARTY_CLAUSE
 
 __all__ = [
     "CLAUSE_TEXT",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..core.errors import TabulateError
+from ..core.marks import BallotMarks
+from ..core.votes import AdjudicationReason, BallotVotes, ContestVotes
 from ..election import STRAIGHT_PARTY_CONTEST_ID, Election
 from ._contest import decide_contest, read_contest
 from ._straight_party import apply_straight_party, straight_party_choice
-from .types import AdjudicationReason, BallotMarks, BallotVotes, ContestVotes
 
 
 class MarksError(TabulateError, ValueError):

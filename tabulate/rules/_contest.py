@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..core.marks import OptionMark
+from ..core.votes import AdjudicationReason, ContestStatus, ContestVotes
 from ..election import Contest, ContestOption
-from . import _clauses as K
-from .types import AdjudicationReason, ContestStatus, ContestVotes, OptionMark
+from . import clauses as K
 
 UNMARKED = OptionMark()
 

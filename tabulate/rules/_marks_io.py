@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, cast
 
+from ..core.marks import MARK_CLASSES, BallotMarks, MarkClass, OptionMark
 from ..election import Election, Problem
 from ._apply import MarksError
-from .types import MARK_CLASSES, BallotMarks, MarkClass, OptionMark
 
 _BALLOT_KEYS = {"id", "style", "precinct", "fwab", "marks"}
 _MARK_KEYS = {"scan", "hand", "write_in_ink", "score", "write_in_name"}

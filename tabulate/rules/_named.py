@@ -14,12 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
+from ..core.marks import BallotMarks, OptionMark
+from ..core.votes import BallotVotes, ContestVotes
 from ..election import Contest, Election
-from . import _clauses as K
+from . import clauses as K
 from ._apply import apply_rules
 from ._contest import contest_status, read_contest
-from ._write_in import WriteInDecision, resolve_write_in
-from .types import BallotMarks, BallotVotes, ContestVotes, OptionMark
+from ._write_in import resolve_write_in
+from ._write_in_decision import WriteInDecision
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator, Mapping
 
+from ..core.marks import OptionMark
+from ..core.votes import AdjudicationReason, ContestVotes
 from ..election import STRAIGHT_PARTY_CONTEST_ID, Election
-from . import _clauses as K
+from . import clauses as K
 from ._contest import OwnSelections, contest_status, overvote, own_votes, read_contest
-from .types import AdjudicationReason, ContestVotes, OptionMark
 
 
 def straight_party_choice(

@@ -29,10 +29,10 @@ from contextlib import contextmanager
 
 from . import _pg_schema
 from .base import StoreError
-from .pgconn import WRITE_LOCK, PgConnection, to_pg
+from .pgconn import WRITE_LOCK, PgConnection
 from .sqlite import SQLiteStore
 
-__all__ = ["WRITE_LOCK", "PgConnection", "PostgresStore", "display_url", "open_postgres", "to_pg"]
+__all__ = ["PostgresStore", "connect_postgres", "display_url", "migrate", "open_postgres"]
 
 
 def display_url(url: str) -> str:

@@ -23,37 +23,24 @@ import sqlite3
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping
 
 from ..election import Election, ElectionError, parse_election
 from ..election.load import normalise
 from ..election.model import canonical_json, election_hash
-from ..rules.types import AdjudicationReason, BallotVotes, ContestVotes
 from . import _schema
 from . import journal as _journal
-from ._codec import contest_votes_from_dict, contest_votes_to_dict, dumps, now_utc
-from ._sqlite_journal import JournalMixin
+from ._codec import now_utc
+from ._sqlite_read import SheetReader
+from ._sqlite_record import SheetRecorder
 from .base import (
-    DUPLICATE_SHEET,
-    LIVE_STATUSES,
-    PAGE_ALREADY_SCANNED,
     Batch,
     BatchCounts,
     BatchMismatchError,
     ElectionMismatchError,
-    PageImage,
-    Recorded,
-    SheetOutcome,
-    SheetReason,
-    StoredSheet,
     StoreError,
 )
-from .evidence import decode_evidence, decode_marks, encode_marks, to_stored_evidence
 from .facts import election_fact
-
-_LIVE = "('" + "','".join(LIVE_STATUSES) + "')"
-#: Sheets fetched per round trip when streaming `SQLiteStore.sheets`.
-_CHUNK = 500
 
 
 def _batch_differences(batch: Batch, **given) -> list[str]:
@@ -67,8 +54,11 @@ def _batch_differences(batch: Batch, **given) -> list[str]:
     ]
 
 
-class SQLiteStore(JournalMixin):
-    """`tabulate.store.Store` over one SQLite file; open it with `open_sqlite`."""
+class SQLiteStore(SheetRecorder, SheetReader):
+    """`tabulate.store.Store` over one SQLite file; open it with `open_sqlite`.
+
+    Recording sheets is `SheetRecorder`'s (with the journal, `JournalMixin`), reading them back `SheetReader`'s.
+    """
 
     def __init__(self, db: sqlite3.Connection, path: str):
         self._db = db
@@ -225,271 +215,6 @@ class SQLiteStore(JournalMixin):
         ):
             by_reason.setdefault(batch_id, {})[(status, code)] = n
         return [BatchCounts(b, **by_status.get(b.id, {}), by_reason=by_reason.get(b.id, {})) for b in self.batches()]
-
-    # -- sheets ---------------------------------------------------------------------------
-    def has_sheet(self, batch_id: int, identity: str, occurrence: int) -> bool:
-        return (
-            self._db.execute(
-                "SELECT 1 FROM sheets WHERE batch_id = ? AND identity = ? AND occurrence = ?",
-                (batch_id, identity, occurrence),
-            ).fetchone()
-            is not None
-        )
-
-    def sheet_count(self, batch_id: int) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM sheets WHERE batch_id = ?", (batch_id,)).fetchone()[0]
-
-    def _live_original(self, db, o: SheetOutcome) -> tuple[int, SheetReason] | None:
-        """The live sheet this outcome repeats (same identity, or sharing a page), with the reason."""
-        row = db.execute(
-            f"SELECT s.id, b.name, s.position FROM sheets s JOIN batches b ON b.id = s.batch_id "
-            f"WHERE s.identity = ? AND s.status IN {_LIVE} ORDER BY s.id LIMIT 1",
-            (o.identity,),
-        ).fetchone()
-        if row is not None:
-            return row[0], SheetReason(DUPLICATE_SHEET, f"same images as sheet {row[2]} of batch {row[1]!r}")
-        for page in o.pages:
-            row = db.execute(
-                f"SELECT s.id, b.name, s.position FROM pages p JOIN sheets s ON s.id = p.sheet_id "
-                f"JOIN batches b ON b.id = s.batch_id WHERE p.sha256 = ? AND s.status IN {_LIVE} "
-                f"ORDER BY s.id LIMIT 1",
-                (page.sha256,),
-            ).fetchone()
-            if row is not None:
-                return row[0], SheetReason(
-                    PAGE_ALREADY_SCANNED, f"page {page.source} is already in sheet {row[2]} of batch {row[1]!r}"
-                )
-        return None
-
-    def record_sheets(self, batch_id: int, outcomes: Sequence[SheetOutcome]) -> list[Recorded]:
-        results: list[Recorded] = []
-        added = 0
-        with self._transaction() as db:
-            now = now_utc()
-            for o in outcomes:
-                row = db.execute(
-                    "SELECT id, status, duplicate_of FROM sheets "
-                    "WHERE batch_id = ? AND identity = ? AND occurrence = ?",
-                    (batch_id, o.identity, o.occurrence),
-                ).fetchone()
-                if row is not None:
-                    results.append(Recorded(row[0], False, row[1], row[2]))
-                    continue
-                original = self._live_original(db, o)
-                results.append(self._insert(db, batch_id, o, original, now))
-                added += 1
-            if added:
-                new = [r.sheet_id for r in results if r.added]
-                self._append_event(
-                    db,
-                    "sheets_recorded",
-                    batch_id=batch_id,
-                    data={"added": added, "first_sheet_id": min(new), "last_sheet_id": max(new)},
-                    facts=self._sheet_facts(db, new),
-                )
-        return results
-
-    def _insert(self, db, batch_id: int, o: SheetOutcome, original, now: str) -> Recorded:
-        status, reasons, duplicate_of = o.status, o.reasons, None
-        if original is not None:
-            duplicate_of, reason = original
-            status, reasons = "duplicate", (reason,)
-        votes = o.votes if status in LIVE_STATUSES else None
-        position = o.position
-        if db.execute("SELECT 1 FROM sheets WHERE batch_id = ? AND position = ?", (batch_id, position)).fetchone():
-            # Only when a later run's input differs from the first (pages added or
-            # removed mid-folder): the new sheet goes after the batch's last one.
-            position = db.execute("SELECT MAX(position) + 1 FROM sheets WHERE batch_id = ?", (batch_id,)).fetchone()[0]
-        cur = db.execute(
-            "INSERT INTO sheets (batch_id, position, identity, occurrence, status, style_id, precinct_id, "
-            "straight_party, blank, duplicate_of, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                batch_id,
-                position,
-                o.identity,
-                o.occurrence,
-                status,
-                o.style_id,
-                o.precinct_id,
-                votes.straight_party if votes else None,
-                int(bool(votes and votes.blank)),
-                duplicate_of,
-                now,
-            ),
-        )
-        sheet_id = cur.lastrowid
-        db.executemany(
-            "INSERT INTO pages (sheet_id, side, source, sha256) VALUES (?, ?, ?, ?)",
-            [(sheet_id, n, p.source, p.sha256) for n, p in enumerate(o.pages, 1)],
-        )
-        queue = self._queued_codes()
-        # A counted sheet's reasons (an undervote) are notes; a sheet in review is there for the
-        # reasons the election queues; a sheet set aside, for all of its reasons.
-        queued = [
-            status in ("rejected", "duplicate") or (status == "needs_review" and r.code in queue) for r in reasons
-        ]
-        db.executemany(
-            "INSERT INTO sheet_reasons (sheet_id, seq, code, detail, contest_id, option_id, queued) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (sheet_id, n, r.code, r.detail, r.contest_id, r.option_id, int(q))
-                for n, (r, q) in enumerate(zip(reasons, queued))
-            ],
-        )
-        if status != "duplicate" and (o.evidence is not None or o.marks is not None):
-            election = self.election()
-            db.execute(
-                "INSERT INTO readings (sheet_id, evidence, marks_z) VALUES (?, ?, ?)",
-                (sheet_id, to_stored_evidence(o.evidence, election), encode_marks(o.marks, election)),
-            )
-        if votes is not None:
-            db.executemany(
-                "INSERT INTO votes (sheet_id, contest_id, seq, status, selections, overvotes, undervotes, "
-                "from_straight_party, clauses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        sheet_id,
-                        c.contest_id,
-                        n,
-                        c.status,
-                        dumps(list(c.selections)),
-                        c.overvotes,
-                        c.undervotes,
-                        int(c.from_straight_party),
-                        dumps(list(c.clauses)),
-                    )
-                    for n, c in enumerate(votes.contests)
-                ],
-            )
-        codes = tuple(dict.fromkeys(r.code for r, q in zip(reasons, queued) if q))
-        return Recorded(sheet_id, True, status, duplicate_of, codes)
-
-    def _queued_codes(self) -> frozenset[str]:
-        election = self.election()
-        return frozenset(election.adjudication.reasons) if election else frozenset()
-
-    _SHEET_COLS = (
-        "id, batch_id, position, identity, status, style_id, precinct_id, straight_party, blank, "
-        "duplicate_of, recorded_at"
-    )
-
-    def sheets(self, *, batch_id: int | None = None, status: str | None = None) -> Iterator[StoredSheet]:
-        batches = {b.id: b for b in self.batches()}
-        where, params = [], []
-        if batch_id is not None:
-            where.append("batch_id = ?")
-            params.append(batch_id)
-        if status is not None:
-            where.append("status = ?")
-            params.append(status)
-        sql = (
-            f"SELECT {self._SHEET_COLS} FROM sheets"
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " ORDER BY batch_id, position, id"
-        )
-        cur = self._db.execute(sql, params)
-        while rows := cur.fetchmany(_CHUNK):
-            yield from self._assemble(rows, batches)
-
-    def sheet(self, sheet_id: int) -> StoredSheet:
-        rows = self._db.execute(f"SELECT {self._SHEET_COLS} FROM sheets WHERE id = ?", (sheet_id,)).fetchall()
-        if not rows:
-            raise KeyError(sheet_id)
-        return self._assemble(rows, {b.id: b for b in self.batches()})[0]
-
-    def _assemble(self, rows, batches: Mapping[int, Batch]) -> list[StoredSheet]:
-        ids = [r[0] for r in rows]
-        marks_ = ",".join("?" * len(ids))
-        pages: dict[int, list[PageImage]] = {i: [] for i in ids}
-        for sid, source, sha in self._db.execute(
-            f"SELECT sheet_id, source, sha256 FROM pages WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, side", ids
-        ):
-            pages[sid].append(PageImage(source, sha))
-        reasons: dict[int, list[SheetReason]] = {i: [] for i in ids}
-        for sid, code, detail, cid, oid in self._db.execute(
-            f"SELECT sheet_id, code, detail, contest_id, option_id FROM sheet_reasons "
-            f"WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, seq",
-            ids,
-        ):
-            reasons[sid].append(SheetReason(code, detail, cid, oid))
-        votes: dict[int, list[ContestVotes]] = {i: [] for i in ids}
-        modified: dict[int, dict[str, ContestVotes]] = {i: {} for i in ids}
-        for sid, cid, st, sel, over, under, sp, clauses, mod in self._db.execute(
-            f"SELECT sheet_id, contest_id, status, selections, overvotes, undervotes, from_straight_party, "
-            f"clauses, modified FROM votes WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, seq",
-            ids,
-        ):
-            votes[sid].append(
-                ContestVotes(cid, st, tuple(json.loads(sel)), over, under, bool(sp), tuple(json.loads(clauses)))
-            )
-            if mod is not None:
-                modified[sid][cid] = contest_votes_from_dict(json.loads(mod))
-        election = self.election()
-        marks = {
-            sid: decode_marks(packed, text, election)
-            for sid, text, packed in self._db.execute(
-                f"SELECT sheet_id, marks, marks_z FROM readings WHERE sheet_id IN ({marks_})", ids
-            )
-        }
-        out = []
-        for sid, bid, pos, identity, status, style, precinct, sp, blank, dup, at in rows:
-            batch = batches[bid]
-            interpreted = None
-            if status in LIVE_STATUSES:
-                interpreted = BallotVotes(
-                    ballot_id=identity,
-                    style_id=style or "",
-                    contests=tuple(votes[sid]),
-                    precinct_id=precinct,
-                    straight_party=sp,
-                    reasons=tuple(
-                        AdjudicationReason(r.code, r.contest_id, r.option_id, r.detail) for r in reasons[sid]
-                    ),
-                    needs_review=status == "needs_review",
-                    blank=bool(blank),
-                )
-            out.append(
-                StoredSheet(
-                    sid,
-                    batch,
-                    pos,
-                    identity,
-                    status,
-                    tuple(pages[sid]),
-                    tuple(reasons[sid]),
-                    style,
-                    precinct,
-                    dup,
-                    at,
-                    interpreted,
-                    modified[sid],
-                    marks.get(sid),
-                )
-            )
-        return out
-
-    def evidence(self, sheet_id: int) -> dict | None:
-        """The reader's evidence for one sheet (its ``SheetReading.to_dict`` document), or None."""
-        row = self._db.execute("SELECT evidence FROM readings WHERE sheet_id = ?", (sheet_id,)).fetchone()
-        return decode_evidence(row[0], self.election()) if row else None
-
-    def set_modified(self, sheet_id: int, votes: Sequence[ContestVotes], *, actor: str, note: str = "") -> None:
-        with self._transaction() as db:
-            for v in votes:
-                cur = db.execute(
-                    "UPDATE votes SET modified = ? WHERE sheet_id = ? AND contest_id = ?",
-                    (dumps(contest_votes_to_dict(v)), sheet_id, v.contest_id),
-                )
-                if cur.rowcount != 1:
-                    raise KeyError(f"sheet {sheet_id} has no votes for contest {v.contest_id!r}")
-            self._append_event(
-                db,
-                "votes_modified",
-                actor=actor,
-                sheet_id=sheet_id,
-                data={"note": note, "contests": [contest_votes_to_dict(v) for v in votes]},
-                facts=self._sheet_facts(db, [sheet_id]),
-            )
 
 
 def open_sqlite(path: str | Path, *, create: bool = True) -> SQLiteStore:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ...core.votes import AdjudicationReason
 from ...election import Election
 from ...rules import OptionMark
-from ...rules.types import AdjudicationReason
 from ..entries import Entry
 from ..explain import option_label, reason_sentence
+from ..hand_entry import DAMAGED
 from ..layouts import style_layout
-from ..queue import DAMAGED
 from ..source import ReviewSheet, SourceError
 from . import forms
 

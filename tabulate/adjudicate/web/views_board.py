@@ -11,6 +11,7 @@ from ...report.csvsafe import writer as csv_writer
 from .. import auditlog, decisions, queue
 from ..entries import DecisionError
 from ..explain import contest_outcome
+from ..hand_entry import hand_entry_candidates, set_aside_for_hand_entry
 from ..records import votes_from_dict
 from .context import Ctx, endpoint, forbidden
 from .views_queue import refresh
@@ -83,7 +84,7 @@ def board_page(ctx: Ctx) -> Response:
     recent = decisions.decisions(ctx.conn, current_only=True)[-50:][::-1]
     return ctx.render(
         "board.html",
-        candidates=queue.hand_entry_candidates(ctx.conn, ctx.source),
+        candidates=hand_entry_candidates(ctx.conn, ctx.source),
         recent=recent,
         progress=queue.progress(ctx.conn),
         message=ctx.request.query_params.get("m", ""),
@@ -95,7 +96,7 @@ def board_page(ctx: Ctx) -> Response:
 @endpoint("board")
 def hand_entry(ctx: Ctx, sheet_id: str) -> Response:
     try:
-        queue.set_aside_for_hand_entry(
+        set_aside_for_hand_entry(
             ctx.conn, ctx.source, sheet_id, actor=ctx.user.name, attempts_confirmed=ctx.form.get("attempts") == "1"
         )
     except ValueError as e:

@@ -7,7 +7,8 @@ from urllib.parse import urlencode
 
 from starlette.responses import RedirectResponse, Response
 
-from .. import decisions, panels, queue
+from ...core.vocabulary import REASON_WORDS
+from .. import decisions, leases, panels, queue
 from ..panels import TeamError
 from ..queue import QueueFilter
 from ..sessions import signed_in_user_ids
@@ -36,7 +37,7 @@ def _labels(ctx: Ctx) -> dict:
     if election.straight_party:
         contests["straight-party"] = "Straight party"
     return {
-        "reason_labels": queue.REASON_LABELS,
+        "reason_labels": REASON_WORDS,
         "contest_titles": contests,
         "precinct_names": {p.id: p.name for p in election.precincts},
     }
@@ -96,7 +97,7 @@ def queue_page(ctx: Ctx) -> Response:
     total = queue.count_queue(ctx.conn, states=states, flt=flt)
     page = min(page, max(1, -(-total // PAGE_ROWS)))
     rows = queue.list_queue(ctx.conn, states=states, flt=flt, limit=PAGE_ROWS, offset=(page - 1) * PAGE_ROWS)
-    held = queue.current_lease(ctx.conn, panel) if panel else None
+    held = leases.current_lease(ctx.conn, panel) if panel else None
     election = ctx.source.election()
     return ctx.render(
         "queue.html",
@@ -126,7 +127,7 @@ def next_ballot(ctx: Ctx) -> Response:
         return RedirectResponse("/queue?m=" + "Form a team first.", status_code=303)
     refresh(ctx)
     flt = QueueFilter.from_params(ctx.form)
-    sheet_id = queue.lease_next(ctx.conn, panel, ctx.user.id, flt)
+    sheet_id = leases.lease_next(ctx.conn, panel, ctx.user.id, flt)
     if sheet_id is None:
         return RedirectResponse(
             "/queue?m=" + "No ballot is waiting" + (" for this filter." if any(vars(flt).values()) else "."),

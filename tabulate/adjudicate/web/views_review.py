@@ -5,13 +5,14 @@ from __future__ import annotations
 from starlette.responses import RedirectResponse, Response
 
 from ...rules import CLAUSE_TEXT, cite
-from .. import decisions, queue
-from ..decisions import DECIDED, ESCALATED, NO_MAJORITY
+from .. import decisions, leases, queue, recording
+from ..ballot_history import ballot_entries, disagreements
 from ..entries import NOT_COUNTED, DecisionError, Entry, decided_votes
 from ..explain import contest_outcome, option_label
-from ..explanation import ballot_entries, disagreements
+from ..leases import LeaseLost
 from ..panels import BOARD, Panel
-from ..queue import LeaseLost, QueueRow
+from ..queue import QueueRow
+from ..recording import DECIDED, ESCALATED, NO_MAJORITY
 from ..users import User
 from . import ballot_view, forms
 from .context import Ctx, endpoint, forbidden
@@ -20,7 +21,7 @@ from .views_queue import refresh
 
 def _acting(ctx: Ctx, panel: Panel, row: QueueRow, again: bool) -> tuple[User | None, set[int]]:
     """Whose entry this screen records next: the first person at it without one (or, again, the asker)."""
-    entered = decisions.entered_by(ctx.conn, row.sheet_id, row.round, panel)
+    entered = recording.entered_by(ctx.conn, row.sheet_id, row.round, panel)
     members = [m for m in ctx.session.members if m.id in {p.id for p in panel.members}]
     if again:
         wanted = ctx.request.query_params.get("member") or ctx.form.get("member")
@@ -44,7 +45,7 @@ def _open(ctx: Ctx, sheet_id: str) -> tuple[QueueRow | None, Panel | None, Respo
     if panel is None:
         return row, None, RedirectResponse("/queue?m=Form+a+team+first.", status_code=303)
     try:
-        queue.lease(ctx.conn, sheet_id, panel, ctx.user.id)
+        leases.lease(ctx.conn, sheet_id, panel, ctx.user.id)
     except LeaseLost as e:
         return row, panel, forbidden(ctx, f"{e}.", 409)
     return queue.queue_row(ctx.conn, sheet_id), panel, None
@@ -70,7 +71,7 @@ def _review(
     election = ctx.source.election()
     sheet = ctx.source.sheet(sheet_id)
     manual = _is_manual(ctx, sheet_id)
-    previous = decisions.my_entry(ctx.conn, sheet_id, row.round, panel, member)
+    previous = recording.my_entry(ctx.conn, sheet_id, row.round, panel, member)
     if manual:
         src = form if form is not None else ctx.request.query_params
         style = src.get("style") or (previous.style_id if previous else None)
@@ -205,7 +206,7 @@ def preview(ctx: Ctx, sheet_id: str) -> Response:
     member = _member_from_form(ctx, panel)
     if member is None:
         return forbidden(ctx, "This entry is not for anyone signed in at this screen.", 400)
-    entered = decisions.entered_by(ctx.conn, sheet_id, row.round, panel)
+    entered = recording.entered_by(ctx.conn, sheet_id, row.round, panel)
     election, sheet, entry, problems = _parse(ctx, sheet_id, row)
     if entry is not None:
         try:
@@ -235,7 +236,7 @@ def edit(ctx: Ctx, sheet_id: str) -> Response:
     member = _member_from_form(ctx, panel)
     if member is None:
         return forbidden(ctx, "This entry is not for anyone signed in at this screen.", 400)
-    entered = decisions.entered_by(ctx.conn, sheet_id, row.round, panel)
+    entered = recording.entered_by(ctx.conn, sheet_id, row.round, panel)
     return _review(ctx, sheet_id, row, panel, member, entered, form=ctx.form)
 
 
@@ -250,7 +251,7 @@ def record(ctx: Ctx, sheet_id: str) -> Response:
     election, sheet, entry, problems = _parse(ctx, sheet_id, row)
     if entry is not None:
         try:
-            result = decisions.record_entry(
+            result = recording.record_entry(
                 ctx.conn, ctx.source, panel, member, entry, shared_screen=ctx.session.partner is not None
             )
         except DecisionError as e:
@@ -303,5 +304,5 @@ def done(ctx: Ctx, sheet_id: str) -> Response:
 def release(ctx: Ctx, sheet_id: str) -> Response:
     panel = ctx.panel()
     if panel is not None:
-        queue.release(ctx.conn, sheet_id, panel)
+        leases.release(ctx.conn, sheet_id, panel)
     return RedirectResponse("/queue?m=The+ballot+went+back+to+the+queue.", status_code=303)

@@ -2,7 +2,7 @@
 
 These are *other vendors'* conventions, written from scratch so that nothing
 here shares code with our own layout (`tabulate.election.layout`) or renderer
-(`tabulate.ballots.render`): the template import must find every target from
+(`tabulate.election.render`): the template import must find every target from
 the pixels alone, as it must on a county's real ballots.
 
 * ``boxes`` — contests in boxes with thick rules, outline ovals left of the
