@@ -25,7 +25,7 @@ import argparse
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -68,8 +68,21 @@ def read_one(args: tuple) -> dict:
             kind = tt["kind"] if tt else "none"
             seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] else True
             ink = tt["ink"] if tt else 0.0
+            # The truth's own expected reading where its rule relabelled the mark (tabulate.ballots.truth.expected_reading).
+            rule = (tt["scan"], tt["hand"], tuple(tt["scan_accepts"])) if tt and "rule" in tt else None
             targets.append(
-                (kind, image["bitonal"], sim.truth["pen"]["kind"], t.scan, t.hand, round(t.score, 4), seen, "oval", ink)
+                (
+                    kind,
+                    image["bitonal"],
+                    sim.truth["pen"]["kind"],
+                    t.scan,
+                    t.hand,
+                    round(t.score, 4),
+                    seen,
+                    "oval",
+                    ink,
+                    rule,
+                )
             )
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
     return {
@@ -135,6 +148,8 @@ class Accuracy:
     #: Ambiguous marks the reader decided alone: (sheet, kind, grey/bitonal, scan/hand, score, drawn ink).
     ambiguous_missed: list = field(default_factory=list)
     definite_marginal: Counter = field(default_factory=Counter)
+    #: Marks the truth relabelled by their drawn ink: (kind, expected scanner reading) -> count.
+    relabelled: Counter = field(default_factory=Counter)
     disagree: int = 0
     disagree_sent: int = 0
     clean: int = 0
@@ -157,6 +172,9 @@ class Accuracy:
             # rest: the target's shape (template sets), then the ink the simulator drew inside it
             mk = mark_kind(kind, rest[0] if rest else "oval")  # an arrow's gap has its own table
             ink = rest[1] if len(rest) > 1 else None
+            if len(rest) > 2 and rest[2]:  # relabelled by the truth's rule (31 KAR 6:030 §2(1)(a), §3(3)(a))
+                self.relabelled[(kind, rest[2][0])] += 1
+                mk = replace(mk, scan=rest[2][0], hand=rest[2][1], scan_accepts=tuple(rest[2][2]))
             self.by_kind[kind].append((scan, score, scan in mk.scan_accepts or (bitonal and kind == "light_pencil")))
             if mk.scan == "marked" and scan == "unmarked" and not seen:
                 self.definite_lost.append((r["k"], kind, "bitonal", pen, score))
@@ -206,6 +224,8 @@ class Accuracy:
             f"{pct(self.ambiguous_sent, self.ambiguous)}   (target >= 99.9 %; {self.ambiguous_lost} more left no "
             "ink in a bitonal image)",
             "  not sent: " + ", ".join(f"{k} read {s} {n}" for (k, s), n in sorted(self.ambiguous_kept.items())),
+            "relabelled by the truth's rule: "
+            + (", ".join(f"{k} expected {s} {n}" for (k, s), n in sorted(self.relabelled.items())) or "0"),
             f"scan/hand-disagreement marks sent    {self.disagree_sent}/{self.disagree} = "
             f"{pct(self.disagree_sent, self.disagree)}   (circled, X beside the name)",
             f"clean ballots sent for nothing       {self.clean_sent}/{self.clean} = "
@@ -309,6 +329,26 @@ def simulate_only(n: int, seed: int, *, workers: int, bitonal_fraction: float) -
     return 0
 
 
+def profile_simulation(n: int, seed: int, *, bitonal_fraction: float, top: int = 15) -> int:
+    """Where a simulated sheet's CPU goes: cProfile over ``n`` sheets in this process, after 16 warm-up sheets
+    (most blank pages rendered, noise pools drawn), OpenCV on one thread as in the benchmark's workers."""
+    import cProfile
+    import pstats
+
+    _init_worker(None)
+    for k in range(16):
+        simulate_one((k, seed, bitonal_fraction))
+    prof = cProfile.Profile(timer=time.process_time)  # CPU time: wall time on a shared machine is mostly waiting
+    t = time.process_time()
+    prof.enable()
+    for k in range(16, 16 + n):
+        simulate_one((k, seed, bitonal_fraction))
+    prof.disable()
+    print(f"{1000 * (time.process_time() - t) / n:.1f} CPU ms per simulated sheet ({n} sheets, seed {seed})")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sheets", type=int, default=2000)
@@ -320,8 +360,11 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--simulate-only", action="store_true", help="only simulate the sheets (no reading): prints sheets/s"
     )
+    ap.add_argument("--profile", action="store_true", help="with --simulate-only: cProfile in one process")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if a.simulate_only and a.profile:
+        return profile_simulation(a.sheets, a.seed, bitonal_fraction=a.bitonal)
     if a.simulate_only:
         return simulate_only(a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal)
     acc = evaluate(

@@ -37,7 +37,7 @@ from tabulate.central.sources import PageSource  # noqa: E402
 from tabulate.detect import read_sheet, sheet_marks  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
 from tabulate.rules import apply_rules, marks_to_dict  # noqa: E402
-from tabulate.store.evidence import encode_evidence  # noqa: E402
+from tabulate.store.evidence_reading import encode_reading  # noqa: E402
 
 SAMPLE = ROOT / "samples" / "general" / "election.json"
 STAGES = ("load + SHA-256", "decode", "register", "identify", "score", "rules", "evidence + marks")
@@ -76,7 +76,7 @@ def one_sheet(election, pages: list[PageSource], ms: dict[str, float]) -> None:
     marks = sheet_marks(reading)
     votes = apply_rules(election, marks)
     t3 = time.process_time()
-    encode_evidence(reading.to_dict(), election)  # what the worker does (tabulate.central.interpret_sheet)
+    encode_reading(reading, election)  # what the worker does (tabulate.central.interpret_sheet)
     json.dumps(marks_to_dict(marks), separators=(",", ":"))
     t4 = time.process_time()
     assert votes.contests

@@ -30,10 +30,39 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.accuracy import sheet_options  # noqa: E402
 from benchmarks.profile_stages import encode  # noqa: E402
 from tabulate.ballots.simulate import simulate_sheet  # noqa: E402
+from tabulate.central import interpret as _interpret  # noqa: E402
 from tabulate.central import interpret_sheet  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
+from tabulate.store.evidence import decode_evidence  # noqa: E402
+from tabulate.store.evidence import encode_evidence as _encode_evidence  # noqa: E402
+
+if hasattr(_interpret, "encode_reading"):  # the worker encodes from the reading itself
+
+    def _capture_reading(reading, election=None):
+        _documents.append(reading.to_dict())
+        return _encode_reading(reading, election)
+
+    _encode_reading = _interpret.encode_reading
+    _interpret.encode_reading = _capture_reading
+else:
+    _interpret.encode_evidence = lambda document, election=None: _capture(document, election)
 
 SAMPLE = ROOT / "samples" / "general" / "election.json"
+
+
+_documents: list = []
+
+
+def _capture(document, election=None):
+    """`encode_evidence` that keeps the reader's full-precision document (the store rounds to 1/10,000)."""
+    _documents.append(document)
+    return _encode_evidence(document, election)
+
+
+def _full_digest(document) -> str:
+    pages = [{k: v for k, v in page.items() if k != "timings_ms"} for page in document["pages"]]
+    text = json.dumps({**document, "pages": pages}, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def sheet_lines(election, k: int, seed: int) -> list[str]:
@@ -41,11 +70,18 @@ def sheet_lines(election, k: int, seed: int) -> list[str]:
     sim = simulate_sheet(election, k, seed, **sheet_options(k))
     lines = []
     for fmt in ("jpeg", "g4"):
+        _documents.clear()
         result = interpret_sheet(election, [encode(img, fmt) for img in sim.pages])
-        evidence = json.loads(result.evidence)
+        # The stored form (compact msgpack, `tabulate.store.evidence`) is what must not change: its
+        # digest byte for byte, and its decoded document for a readable --compare.
+        blob = result.evidence
+        evidence = decode_evidence(blob, election) if isinstance(blob, bytes) else json.loads(blob)
         for page in evidence["pages"]:
             page.pop("timings_ms", None)
         record = {"sheet": k, "format": fmt, "status": result.status, "evidence": evidence}
+        # Every feature to the last bit, not only to the store's 1/10,000.
+        record["full_sha256"] = _full_digest(_documents[0]) if _documents else None
+        record["evidence_sha256"] = hashlib.sha256(blob if isinstance(blob, bytes) else blob.encode()).hexdigest()
         record["marks"] = json.loads(result.marks) if result.marks else None
         lines.append(json.dumps(record, sort_keys=True, separators=(",", ":")))
     return lines

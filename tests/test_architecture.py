@@ -84,6 +84,16 @@ def test_importing_detection_loads_nothing_from_the_simulator():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_cli_and_the_scan_pipeline_load_the_reader_only_when_they_read():
+    """The CLI's start-up and the scan's parent process stay free of numba, OpenCV and the reader (docs/perf.md)."""
+    code = (
+        "import sys, tabulate.cli, tabulate.central.pipeline, tabulate.central.interpret\n"
+        "print(sorted(m for m in sys.modules if m in ('numba', 'cv2', 'tabulate.detect', 'tabulate.kernels')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
+
+
 def test_the_picture_in_docs_architecture_is_the_layers_contract():
     tomllib = pytest.importorskip("tomllib")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

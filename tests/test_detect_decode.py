@@ -144,3 +144,20 @@ def test_read_pages_reads_each_page_of_a_tiff(page):
     assert first.ok and first.index == 0
     assert second.reason_code == "no_registration_marks" and second.index == 1
     assert first.digest == second.digest and len(first.digest) == 64
+
+
+@pytest.mark.parametrize("photometric", [0, 1])
+def test_bitonal_page_becomes_grey_in_one_pass_without_touching_a_read_only_array(photometric):
+    from tabulate.detect.decode import _to_gray
+
+    bits = np.random.default_rng(3).random((7, 5)) < 0.5
+    expected = np.where(bits, 255, 0).astype(np.uint8)
+    if photometric == 0:  # min-is-white: a set bit is ink
+        expected = 255 - expected
+    frozen = bits.copy()
+    frozen.flags.writeable = False
+    assert np.array_equal(_to_gray(frozen, photometric), expected)
+    assert frozen.dtype == np.bool_ and np.array_equal(frozen, bits)
+    fresh = bits.copy()
+    out = _to_gray(fresh, photometric)
+    assert out.dtype == np.uint8 and np.array_equal(out, expected)

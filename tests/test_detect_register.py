@@ -145,3 +145,40 @@ def test_blur_spread_is_measured_on_the_marks():
     blurred = register_page(scan(page_image(), blur=1.5), W, H)
     assert sharp.spread_px < 0.4
     assert 0.6 < blurred.spread_px < 1.6
+
+
+def test_fit_is_the_least_squares_affine_of_the_four_marks():
+    """The plain-float fit (a projector cached per paper size) agrees with numpy's least squares."""
+    from tabulate.detect.register import _fit
+
+    page_xy = ((0.5, 0.5), (8.0, 0.5), (8.0, 10.5), (0.5, 10.5))
+    rng = np.random.default_rng(11)
+    truth = np.array([[199.7, -1.3, 12.25], [1.1, 200.4, -7.5]])
+    a = np.column_stack([np.array(page_xy), np.ones(4)])
+    exact = [tuple(v) for v in (a @ truth.T)]
+    affine, rms = _fit(page_xy, exact)
+    assert np.allclose(affine, truth, rtol=0, atol=1e-9) and rms < 1e-9
+    noisy = [(u + rng.normal(0, 0.8), v + rng.normal(0, 0.8)) for u, v in exact]
+    affine, rms = _fit(page_xy, noisy)
+    sol, *_ = np.linalg.lstsq(a, np.array(noisy), rcond=None)
+    resid = a @ sol - np.array(noisy)
+    assert np.allclose(affine, sol.T, rtol=0, atol=1e-9)
+    assert rms == pytest.approx(float(np.sqrt(np.mean(np.sum(resid**2, axis=1)))), abs=1e-9)
+    assert rms > 0.1  # four noisy points do not fit one affine exactly
+
+
+def test_corner_windows_are_subsampled_exactly_as_opencvs_nearest_resize():
+    """`_subsample` replaced ``cv2.resize(INTER_NEAREST)``: the same pixels for every window and step."""
+    import cv2
+
+    from tabulate.detect.register import _subsample
+
+    rng = np.random.default_rng(5)
+    page = rng.integers(0, 256, (440, 440), dtype=np.uint8)
+    for step in (1, 2, 3, 4, 5, 9):
+        for h, w in [(8, 8), (336, 336), (337, 335), (101, 250), (419, 97), (100, 7 * step + 1)]:
+            if h < step or w < step:
+                continue  # OpenCV refuses an empty result; a corner window is never smaller than a step
+            window = page[3 : 3 + h, 5 : 5 + w]  # a view into the page, as register_page passes it
+            expected = cv2.resize(window, (w // step, h // step), interpolation=cv2.INTER_NEAREST)
+            assert np.array_equal(_subsample(window, step), expected), (step, h, w)

@@ -198,6 +198,7 @@ def _as_schema_1(db):
     raw = _raw(db)
     raw.execute("DROP TABLE journal")
     raw.execute("UPDATE schema_version SET version = 1")
+    raw.execute("UPDATE adj_meta SET value = '2' WHERE key = 'schema_version'")  # accounts not sealed yet either
     raw.execute(
         "INSERT INTO events (at, kind, data, prev_hash, hash) VALUES ('t', 'old', '{}', ?, ?)", ("0" * 64, "ab" * 32)
     )

@@ -227,7 +227,7 @@ def test_a_store_made_before_the_auditor_role_is_migrated_to_accept_it(tmp_path,
 
     conn = schema.connect(db)
     schema.migrate(conn)
-    assert conn.execute("SELECT value FROM adj_meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+    assert conn.execute("SELECT value FROM adj_meta WHERE key = 'schema_version'").fetchone()[0] == "3"
     judy = users.add_user(conn, "judy", "auditor", "pw-judy-0123456789", party="LIB", actor="test")
     assert users.find_user(conn, "judy") == judy and users.find_user(conn, "ANN").id == 7  # kept, without case
     assert [tuple(r) for r in conn.execute("SELECT user_id FROM adj_sessions")] == [(7,)]  # references still hold

@@ -134,7 +134,20 @@ def test_template_ambiguous_when_two_templates_print_the_same(election, timing_s
         (tmp_path / f.name).write_bytes(f.read_bytes())
     (tmp_path / "templates.json").write_text(json.dumps(doc))
     images, _truth = _first_sheet_of_style(election, "timing", "2", code_scratched=0.0)
-    r = TemplateReader(str(tmp_path)).read_image(election, images[0])
+    reader = TemplateReader(str(tmp_path))
+    r = reader.read_image(election, images[0])
+    # Read alike either way (the same options at the same places), but the style is the other side's to
+    # name: the page alone is refused, and so is a sheet whose other side does not settle it.
+    assert "style_from_other_side" in r.flags
+    sheet = pair_pages(election, [r], reader=reader)
+    assert sheet.reason_code == "template_ambiguous", sheet.reason
+    doc["pages"][1]["layout"]["targets"][0]["bounds"]["x"] += 0.2  # printed differently after all
+    other = tmp_path / "moved"
+    other.mkdir()
+    for f in (tmp / "set").glob("*.png"):
+        (other / f.name).write_bytes(f.read_bytes())
+    (other / "templates.json").write_text(json.dumps(doc))
+    r = TemplateReader(str(other)).read_image(election, images[0])
     assert r.reason_code == "template_ambiguous", r.reason
 
 

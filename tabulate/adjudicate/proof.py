@@ -16,8 +16,8 @@ from ..rules import votes_to_dict
 from ..store.sqldb import Connection
 from ..store.verify import FactSource
 from .entries import DecisionError, Entry, decided_votes
-from .records import current_decisions
-from .sealing import DECISION, decision_facts
+from .records import current_decisions, decided_votes_by_sheet, unexplained_modification
+from .sealing import DECISION, USER, decision_facts, user_facts
 from .source import SourceError, StoreSource
 
 
@@ -34,6 +34,25 @@ def decision_facts_source(conn: Connection) -> FactSource:
         return f"decision {ident}" + (f" (sheet {row[0]})" if row else "")
 
     return FactSource((DECISION,), lambda: decision_facts(conn), describe)
+
+
+def user_facts_source(conn: Connection) -> FactSource:
+    """The accounts as a `FactSource`: a role, party or password hash changed outside tabulate is named."""
+
+    def describe(key: str) -> str:
+        ident = key[len(USER) :]
+        row = (
+            conn.execute("SELECT name FROM adj_users WHERE id = ?", (int(ident),)).fetchone()
+            if ident.isdigit()
+            else None
+        )
+        return f"user {ident}" + (f" ({row[0]})" if row else "")
+
+    from .schema import ACCOUNTS_SEALED_FROM, schema_version
+
+    # Accounts are sealed from the upgrade that sealed them (trust on first use); before it, none is.
+    sealed = schema_version(conn) >= ACCOUNTS_SEALED_FROM
+    return FactSource((USER,), lambda: user_facts(conn) if sealed else iter(()), describe)
 
 
 def _comparable(votes: dict) -> list:
@@ -59,4 +78,14 @@ def check_decisions(conn: Connection, source: StoreSource) -> str | None:
             return f"{where}: its stored votes do not follow from the reviewers' entry"
         if {f"{c}/{o}": v for (c, o), v in decided.write_ins.items()} != stored_write_ins:
             return f"{where}: its stored write-in names do not follow from the reviewers' entry"
+    return None
+
+
+def check_modifications(conn: Connection, store) -> str | None:
+    """Every live sheet's votes as changed by people must be some decision's on that sheet; the first that is not."""
+    decided = decided_votes_by_sheet(conn)
+    for sheet in store.sheets():
+        problem = unexplained_modification(sheet, decided)
+        if problem is not None:
+            return problem
     return None

@@ -20,10 +20,11 @@ import sqlite3
 from collections import Counter
 from dataclasses import replace
 from pathlib import PurePath
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from ..core import LIVE_STATUSES, BallotRecord, BallotVotes, ContestVotes, votes_from_dict
 from ..core.errors import TabulateError
+from ..core.votes import contest_votes_to_dict
 from ..store import sqldb
 from ..store.base import BatchCounts
 from ..store.records import marks_from_json, to_record
@@ -49,6 +50,52 @@ def current_decisions(conn: Connection) -> dict[str, Row]:
         conn.row_factory = sqlite3.Row
     rows = conn.execute("SELECT * FROM adj_decisions WHERE reopened_at IS NULL ORDER BY round, id")
     return {r["sheet_id"]: r for r in rows}
+
+
+def decided_votes_by_sheet(conn: Connection) -> dict[str, list[dict]]:
+    """Every decision's votes (reopened ones included), by sheet id, as ``{contest id: comparable}``.
+
+    The store's ``modified`` votes are written only by applying a decision
+    (`tabulate.adjudicate.decisions.apply_pending`), so each sheet's must be
+    one of these.
+    """
+    if not sqldb.has_table(conn, "adj_decisions"):
+        return {}
+    out: dict[str, list[dict]] = {}
+    for sheet_id, after in conn.execute("SELECT sheet_id, after_votes FROM adj_decisions ORDER BY id"):
+        try:
+            contests = json.loads(after).get("contests", [])
+            votes = {c["contest_id"]: _comparable(c) for c in contests}
+        except (TypeError, ValueError, KeyError, AttributeError):
+            continue  # an unreadable row is named by the sealed-row check and by `_after`
+        out.setdefault(str(sheet_id), []).append(votes)
+    return out
+
+
+def _comparable(c: Mapping) -> tuple:
+    """What a contest's votes count as: status, selections, over- and undervotes."""
+    return (c["status"], tuple(c["selections"]), int(c["overvotes"]), int(c["undervotes"]))
+
+
+def unexplained_modification(sheet, decided: Mapping[str, list[dict]]) -> str | None:
+    """Why a sheet's votes as changed by people follow from no decision on it; None when they do.
+
+    An attacker holding the store file could write a sheet's ``modified``
+    votes and append a journal entry sealing them (the chain needs no
+    secret, and a journal that grew still holds every head published
+    earlier). No decision made them, and no result may count them.
+    """
+    if not sheet.modified:
+        return None
+    changed = {cid: _comparable(contest_votes_to_dict(v)) for cid, v in sheet.modified.items()}
+    for votes in decided.get(str(sheet.id), ()):
+        if all(votes.get(cid) == c for cid, c in changed.items()):
+            return None
+    contests = ", ".join(sorted(changed))
+    return (
+        f"sheet {sheet.id} ({sheet.label}): its votes in {contests} were changed, but no decision on it "
+        "holds those votes (changed outside tabulate)"
+    )
 
 
 def _after(row: Row) -> BallotVotes:
@@ -83,12 +130,17 @@ def adjudicated_records(store, conn: Connection) -> Iterator[BallotRecord]:
     or ``sqlite3.connect``); nothing is written.
     """
     decided = current_decisions(conn)
+    every_decision = decided_votes_by_sheet(conn)
     for sheet in store.sheets():
         if sheet.status not in LIVE_STATUSES:
             continue
         record = to_record(sheet)
         row = decided.pop(str(sheet.id), None)
         if row is None:
+            # Its changed votes, if any, are counted: they must be a decision's (one since reopened).
+            problem = unexplained_modification(sheet, every_decision)
+            if problem is not None:
+                raise DecisionRowError(problem)
             yield record
             continue
         votes = _after(row)

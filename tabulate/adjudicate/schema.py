@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS adj_sessions (
     partner_id INTEGER REFERENCES adj_users(id),
     csrf       TEXT NOT NULL,
     created_at REAL NOT NULL,
-    last_seen  REAL NOT NULL
+    last_seen  REAL NOT NULL,
+    accounts   TEXT
 );
 CREATE TABLE IF NOT EXISTS adj_teams (
     id           INTEGER PRIMARY KEY,
@@ -212,10 +213,37 @@ def _v2(conn: Connection) -> None:
         raise SchemaError("rebuilding adj_users for the auditor role would break a reference; nothing was changed")
 
 
+def _v3(conn: Connection) -> None:
+    """Seal every account as it is now in the journal (trust on first use), as a store upgraded to the journal is.
+
+    Accounts made since are sealed as they are added, disabled, enabled or
+    rehashed (`tabulate.adjudicate.sealing.seal_user`); sign-in refuses an
+    account that differs from its seal, and ``verify`` names it. A session
+    keeps the seal of its accounts at sign-in (``adj_sessions.accounts``) and
+    ends if the account row changes under it.
+    """
+    from .sealing import user_facts
+
+    if sqldb.is_postgres(conn):
+        conn.execute("ALTER TABLE adj_sessions ADD COLUMN IF NOT EXISTS accounts TEXT")
+    elif "accounts" not in {r[1] for r in conn.execute("PRAGMA table_info(adj_sessions)")}:
+        conn.execute("ALTER TABLE adj_sessions ADD COLUMN accounts TEXT")
+    facts = dict(user_facts(conn))
+    if facts:
+        journal.append(conn, "users_sealed", actor="system", data={"accounts": len(facts)}, facts=facts)
+
+
 #: Ordered migrations; ``MIGRATIONS[n]`` takes adjudication's tables from version n to n + 1 (never edit a
 #: shipped one: add the next).
-MIGRATIONS = (_v1, _v2)
+MIGRATIONS = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
+#: The version from which every account is sealed in the journal (`_v3`).
+ACCOUNTS_SEALED_FROM = 3
+
+
+def schema_version(conn: Connection) -> int:
+    """The version adjudication's tables are at (0 before any)."""
+    return _version(conn)
 
 
 def _version(conn: Connection) -> int:

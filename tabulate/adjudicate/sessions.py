@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..store.sqldb import Connection
 from .schema import transaction
+from .sealing import USER, seal_user
 from .users import User, get_user
 
 IDLE_S = 30 * 60
@@ -40,6 +41,17 @@ class Session:
         return (self.user,) + ((self.partner,) if self.partner else ())
 
 
+def _account(conn: Connection, user_id: int) -> str:
+    """The seal of the signed-in account as it is now (`tabulate.adjudicate.sealing`).
+
+    Kept with the session at sign-in and compared on every request: an account
+    whose row is edited in the store file while signed in (made ``board``, say)
+    loses its session instead of gaining the role. (A partner at a shared
+    screen signs in with their own password, which checks their seal then.)
+    """
+    return seal_user(conn, user_id)[f"{USER}{user_id}"]
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -52,8 +64,9 @@ def create_session(conn: Connection, user: User) -> tuple[str, Session]:
     with transaction(conn):
         conn.execute("DELETE FROM adj_sessions WHERE last_seen < ? OR created_at < ?", (now - IDLE_S, now - MAX_AGE_S))
         conn.execute(
-            "INSERT INTO adj_sessions (token_hash, user_id, csrf, created_at, last_seen) VALUES (?, ?, ?, ?, ?)",
-            (_hash(token), user.id, csrf, now, now),
+            "INSERT INTO adj_sessions (token_hash, user_id, csrf, created_at, last_seen, accounts) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (_hash(token), user.id, csrf, now, now, _account(conn, user.id)),
         )
     return token, Session(_hash(token), user, None, csrf, now)
 
@@ -72,6 +85,9 @@ def load_session(conn: Connection, token: str | None, *, touch: bool = True) -> 
     user = get_user(conn, row["user_id"])
     partner = get_user(conn, row["partner_id"]) if row["partner_id"] else None
     if user is None or user.disabled or (partner is not None and partner.disabled):
+        return None
+    if row["accounts"] != _account(conn, user.id):
+        end_session(conn, token)
         return None
     # Touch at most once a minute: a write per page view would contend with decisions.
     if touch and now - row["last_seen"] > 60:

@@ -38,6 +38,7 @@ from ..store.sqldb import Connection, IntegrityError, Row
 from . import auditlog
 from .names import NameRefused, election_party, normal_name, party_key, skeleton
 from .schema import ROLES, transaction
+from .sealing import seal_user, user_seal_problem
 
 #: Failed sign-ins from one address before any delay; then `BASE_DELAY_S`, doubling, up to `MAX_DELAY_S`.
 FREE_FAILURES = 3
@@ -200,7 +201,13 @@ def add_user(
             )
         except IntegrityError:
             raise UserError(f"there is already a user named {name!r}") from None
-        auditlog.append(conn, actor, "user_added", detail={"user": name, "role": role, "party": party})
+        auditlog.append(
+            conn,
+            actor,
+            "user_added",
+            detail={"user": name, "role": role, "party": party},
+            facts=seal_user(conn, cur.lastrowid),
+        )
     return User(cur.lastrowid, name, role, party)
 
 
@@ -323,10 +330,22 @@ def authenticate(conn: Connection, name: str, password: str, *, where: str = "",
                 auditlog.append(conn, row["name"], "login_failed", detail={"why": "account disabled", "from": address})
             elif _hasher.check_needs_rehash(row["password_hash"]):
                 conn.execute("UPDATE adj_users SET password_hash = ? WHERE id = ?", (_hasher.hash(password), row["id"]))
+                auditlog.append(
+                    conn,
+                    row["name"],
+                    "password_rehashed",
+                    detail={"user": row["name"]},
+                    facts=seal_user(conn, row["id"]),
+                )
     if not ok:
         raise LoginFailed("wrong name or password")
     if row["disabled"]:
         raise LoginFailed("this account is disabled; ask an administrator")
+    tampered = user_seal_problem(conn, row["id"])
+    if tampered is not None:
+        # Someone with the store file made an account (or its role, party or password) by hand.
+        auditlog.append(conn, row["name"], "login_failed", detail={"why": tampered, "from": address})
+        raise LoginFailed(f"{tampered}; ask an administrator to run `tabulate verify`")
     return _user(row)
 
 
@@ -357,5 +376,11 @@ def set_disabled(conn: Connection, name: str, disabled: bool, *, actor: str) -> 
             raise UserError(f"no user named {name!r}")
         if disabled:
             conn.execute("DELETE FROM adj_sessions WHERE user_id = ? OR partner_id = ?", (row["id"], row["id"]))
-        auditlog.append(conn, actor, "user_disabled" if disabled else "user_enabled", detail={"user": row["name"]})
+        auditlog.append(
+            conn,
+            actor,
+            "user_disabled" if disabled else "user_enabled",
+            detail={"user": row["name"]},
+            facts=seal_user(conn, row["id"]),
+        )
     return _user(row)

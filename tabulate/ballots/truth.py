@@ -11,11 +11,13 @@ format is documented in docs/simulator.md.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..election.geometry import Rect
 from ..election.layout import BallotLayout
 from ..election.model import Election
 from .arrows import mark_kind
-from .marks import _ANY, DrawnMark
+from .marks import _ANY, DrawnMark, MarkKind
 from .plan import SheetPlan
 from .scanner import SheetScan
 from .voters import intended_votes
@@ -27,11 +29,67 @@ def _rect(r: Rect | None) -> list[float] | None:
     return None if r is None else [round(r.x, 4), round(r.y, 4), round(r.w, 4), round(r.h, 4)]
 
 
+#: The mean darkening of a target's interior (0 = paper, 1 = black) of the lightest definite pencil fill
+#: the simulator draws: a partial fill of 55 % of the interior (`marks._partial_fill`) with the voter's
+#: lightest pencil, grey 130 (`plan.draw_pen`), whose grain 0.4 leaves on average 5 % of it bare:
+#: 0.55 x (1 - 130/255) x 0.95 = 0.256.
+FILLED_PENCIL_INK = 0.256
+#: Erasure residue whose mean darkening of the interior is below this is within what a blank target's
+#: interior shows in a scan from print, blur and noise alone (the benchmark's highest blank-target score
+#: at 24,000 sheets: 0.041-0.058, on the same 0-1 scale of darkness).
+ERASED_TO_NOTHING_INK = 0.05
+
+
 def _accepts(kind: str, bitonal: bool, shape: str) -> tuple[str, ...]:
     # Bitonal scanning drops light gray: a light pencil fill may vanish entirely.
     if bitonal and kind == "light_pencil":
         return _ANY
     return mark_kind(kind, shape).scan_accepts
+
+
+def expected_reading(kind: str, shape: str, ink: float, bitonal: bool) -> MarkKind:
+    """What 31 KAR 6:030 says a reader should make of one drawn mark, given how dark it came out.
+
+    The table (`MARK_KINDS`, `ARROW_MARK_KINDS`) labels a mark by what the
+    voter drew; two kinds span tones on both sides of a line the regulation
+    draws, and are relabelled here by their drawn ink:
+
+    * A **light pencil fill** (the whole oval or box, in a light pencil) at
+      least as dark as the lightest definite pencil fill (`FILLED_PENCIL_INK`)
+      is "Filling in the oval or box" (§2(1)(a)) and "The majority of an
+      oval, box, or space ... is filled in" (§3(1)(a)): ``marked`` (a reader
+      may still send it to a person: ``marginal`` is accepted). On a bitonal
+      image the threshold decides what is left of any light pencil, so there
+      it keeps its label (any reading accepted).
+    * **Erasure residue** fainter than a blank target's own noise in a scan
+      (`ERASED_TO_NOTHING_INK`) is nothing left: "the voter may erase the
+      mark for the candidate the voter does not wish to select" (§3(3)(a)),
+      and what is left cannot be told from a blank target: ``unmarked``, no
+      vote (``marginal`` accepted).
+
+    Whether a person should look (`review_reasons`) still follows what was
+    drawn: the rule changes what counts as a wrong reading, not which sheets
+    go to a person.
+    """
+    k = mark_kind(kind, shape)
+    if kind == "light_pencil" and shape != "arrow" and not bitonal and ink >= FILLED_PENCIL_INK:
+        return replace(
+            k,
+            scan="marked",
+            scan_accepts=("marginal", "marked"),
+            clause="6:030 §2(1)(a), §3(1)(a)",
+            description="a light pencil fill as dark as a pencil fill: the oval filled in",
+        )
+    if kind == "erasure" and ink < ERASED_TO_NOTHING_INK:
+        return replace(
+            k,
+            scan="unmarked",
+            scan_accepts=("unmarked", "marginal"),
+            hand="no_vote",
+            clause="6:030 §3(3)(a)",
+            description="erasure residue fainter than a blank target's noise: nothing left",
+        )
+    return k
 
 
 def target_entries(
@@ -49,20 +107,23 @@ def target_entries(
     out = []
     for m in plan.marks:
         shape = (shapes or {}).get((m.contest_id, m.option_id), "oval")
-        k = mark_kind(m.kind, shape)
         d = drawn.get((m.contest_id, m.option_id))
+        k = expected_reading(m.kind, shape, d.interior_ink if d else 0.0, bitonal)
+        relabelled = k != mark_kind(m.kind, shape)
         e = {
             "page": m.page,
             "contest": m.contest_id,
             "option": m.option_id,
             "kind": m.kind,
             "scan": k.scan,
-            "scan_accepts": list(_accepts(m.kind, bitonal, shape)),
+            "scan_accepts": list(k.scan_accepts if relabelled else _accepts(m.kind, bitonal, shape)),
             "hand": k.hand,
             "ink": round(d.interior_ink, 4) if d else 0.0,
             "cover": round(d.interior_cover, 4) if d else 0.0,
             "extent_in": _rect(d.extent_in) if d else None,
         }
+        if relabelled:  # the ink put the mark on the other side of a line the regulation draws
+            e["rule"] = k.clause
         if shape == "arrow":
             e["shape"] = shape
         if m.write_in:

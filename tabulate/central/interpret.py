@@ -16,7 +16,6 @@ from typing import Callable, Sequence
 from ..core.sheets import SheetReason, SheetStatus
 from ..core.votes import BallotVotes
 from ..election import Election
-from ..store.evidence import encode_evidence
 
 
 @dataclass(frozen=True)
@@ -71,9 +70,10 @@ def interpret_sheet(election: Election, pages: Sequence[bytes], reader=None) -> 
     """
     from ..detect import read_sheet, sheet_marks
     from ..rules import MarksError, apply_rules, marks_to_dict
+    from ..store.evidence_reading import encode_reading  # imports the reader: only where sheets are read
 
     reading = read_sheet(election, list(pages), reader=reader)
-    evidence = encode_evidence(reading.to_dict(), election)
+    evidence = encode_reading(reading, election)  # the bytes of encode_evidence(reading.to_dict(), election)
     if not reading.ok:
         return Interpretation("rejected", _reasons(reading), reading.style_id, reading.precinct_id, evidence)
     marks = sheet_marks(reading)

@@ -38,6 +38,7 @@ from ..election import Election
 from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, SheetReason, Store
 from .hotfolder import HotFolder
 from .interpret import Interpreter, interpret_sheet
+from .layouts_warm import offer_election, withdraw_election
 from .sources import ScanPlan, SheetSource
 from .worker import fingerprint, init_worker, ping, read_task
 
@@ -157,6 +158,9 @@ class _Readers:
     def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float):
         self._ctx = _context()
         self._args = (election, interpreter, os.getpid())
+        # The forkserver builds every page's sample points once, for all workers (layouts_warm);
+        # a template set's reader has sample points of its own.
+        self._offered = offer_election(election) if interpreter is interpret_sheet else None
         self.workers = workers
         self.timeout = timeout
         self._pool = self._new(workers)
@@ -192,6 +196,7 @@ class _Readers:
 
     def close(self) -> None:
         _kill(self._pool)
+        withdraw_election(self._offered)
 
 
 def _test_pause_after() -> int | None:

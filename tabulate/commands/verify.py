@@ -74,19 +74,27 @@ def _open(db: str):
 
 
 def check(store, conn, *, fast: bool, from_head: str | None = None):
-    """`tabulate.store.verify.verify_store` with adjudication's decisions, then (not fast) the decisions re-derived."""
+    """`tabulate.store.verify.verify_store` with adjudication's decisions (and, not fast, the hand-to-eye
+    audit's rows), then (not fast) the decisions re-derived."""
     from dataclasses import replace
 
-    from ..adjudicate.proof import check_decisions, decision_facts_source
+    from ..adjudicate.proof import check_decisions, check_modifications, decision_facts_source, user_facts_source
     from ..adjudicate.source import StoreSource
+    from ..audit.handeye.sealing import handeye_fact_source
     from ..store.verify import verify_store
 
+    sources = [decision_facts_source(conn)]
+    if not fast:
+        # The accounts (the way into the review app) and the hand-to-eye audit's rows (the check on
+        # the count): no result reads them, so the reports' fast gate leaves them out and a full
+        # `verify` names an edited role, party, password hash, tally, tape or finding.
+        sources += [user_facts_source(conn), handeye_fact_source(conn)]
     try:
-        result = verify_store(store, from_head=from_head, more_facts=[decision_facts_source(conn)], fast=fast)
+        result = verify_store(store, from_head=from_head, more_facts=sources, fast=fast)
     except ValueError as e:
         raise UsageError(str(e)) from None
     if result.ok and not fast:
-        problem = check_decisions(conn, StoreSource(store))
+        problem = check_decisions(conn, StoreSource(store)) or check_modifications(conn, store)
         if problem is not None:
             result = replace(result, ok=False, problem=problem)
     return result
@@ -117,6 +125,7 @@ def run_verify(args: argparse.Namespace) -> int:
     store, conn = _open(args.db)
     try:
         result = check(store, conn, fast=args.fast, from_head=args.from_head)
+        since = _since_head(store, args.from_head) if result.ok and args.from_head else None
         if result.ok and args.images:
             from ..central.recorded import TemplateSetMissing, template_interpreters
             from ..central.reread import reread_problem
@@ -143,4 +152,28 @@ def run_verify(args: argparse.Namespace) -> int:
     )
     print(f"verified {args.db}: {what}")
     print(f"journal: {result.entries} entries, head {result.head_seq} {result.head_hash}")
+    if since is not None:
+        print(since)
     return 0
+
+
+def _since_head(store, head: str) -> str:
+    """What was added after a published head, by kind: the head proves nothing was lost, not that
+    nothing was added (extending the chain needs no secret), so the board reads what was."""
+    from collections import Counter
+
+    kinds: Counter = Counter()
+    seen = None
+    for entry in store.journal():
+        if seen is not None:
+            kinds[entry.kind] += 1
+        elif entry.hash == head:
+            seen = entry.seq
+    if not kinds:
+        return f"since the published head (entry {seen}): nothing added"
+    added = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    total = sum(kinds.values())
+    return (
+        f"since the published head (entry {seen}): {total} {'entry' if total == 1 else 'entries'} added ({added}); "
+        f"read them on the review app's log page (/admin/log) before certifying"
+    )

@@ -6,6 +6,7 @@ file never stops the others (DESIGN: every sheet scanned is accounted for).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from typing import Iterable, Protocol, Sequence
@@ -244,6 +245,12 @@ def pair_pages(election: Election, pages: Sequence[PageReading], *, reader: Page
         )
     if len(pages) == 1:
         p = pages[0]
+        if STYLE_FROM_OTHER_SIDE in p.flags:
+            return reject(
+                "template_ambiguous",
+                f"page {p.page} is printed alike for several styles and the sheet's other side, which "
+                "would name the style, was not given",
+            )
         other = (reader.page_targets if reader else _page_targets)(election, p.style_id, 3 - p.page)
         if other:
             return reject(
@@ -253,9 +260,29 @@ def pair_pages(election: Election, pages: Sequence[PageReading], *, reader: Page
             )
         return SheetReading(pages, bid, style_id=p.style_id, precinct_id=p.precinct_id, flags=("single_side",))
     a, b = sorted(pages, key=lambda p: p.page)
+    if (a.page, b.page) == (1, 2):
+        a, b = _side_of(a, b, reader), _side_of(b, a, reader)
     if (a.style_id, a.precinct_id) != (b.style_id, b.precinct_id) or (a.page, b.page) != (1, 2):
         return reject("pages_disagree", f"the pages are not one sheet: {_describe(a)} and {_describe(b)}")
     return SheetReading((a, b), bid, style_id=a.style_id, precinct_id=a.precinct_id)
+
+
+#: A template-set page reading's flag: matched among styles that print this page alike.
+STYLE_FROM_OTHER_SIDE = "style_from_other_side"
+
+
+def _side_of(p: PageReading, other: PageReading, reader: PageReader | None) -> PageReading:
+    """``p`` as the other side's style when ``p`` was identified only among styles that print it alike
+    (a vendor's back with the same questions, or left blank, and no code): the same marks either way,
+    and the flag stays on the reading for anyone to see."""
+    same = getattr(reader, "interchangeable", None)
+    if STYLE_FROM_OTHER_SIDE not in p.flags or same is None or p.style_id == other.style_id:
+        return p
+    if STYLE_FROM_OTHER_SIDE in other.flags:  # neither side names the style: refused as the pages disagree
+        return p
+    if not same(p.style_id, other.style_id, p.page):
+        return p
+    return dataclasses.replace(p, style_id=other.style_id, precinct_id=other.precinct_id)
 
 
 def _describe(p: PageReading) -> str:

@@ -95,6 +95,15 @@ class PageReading:
 
     def _fields(self) -> dict:
         return {
+            **self.fields_head(),
+            "targets": [t.to_dict() for t in self.targets],
+            "flags": list(self.flags),
+            "timings_ms": {k: _r(v, 3) for k, v in self.timings_ms},
+        }
+
+    def fields_head(self) -> dict:
+        """The page's own fields of ``to_dict``, in order, up to its targets (`tabulate.store.evidence_reading`)."""
+        return {
             "source": self.source,
             "index": self.index,
             "digest": self.digest,
@@ -118,9 +127,6 @@ class PageReading:
             "transform": None if self.transform is None else [_r(v, 6) for v in self.transform],
             "paper": _r(self.paper, 1),
             "ink": _r(self.ink, 1),
-            "targets": [t.to_dict() for t in self.targets],
-            "flags": list(self.flags),
-            "timings_ms": {k: _r(v, 3) for k, v in self.timings_ms},
         }
 
 
@@ -149,6 +155,10 @@ class SheetReading:
         return tuple(t for p in self.pages for t in p.targets)
 
     def to_dict(self) -> dict:
+        return {**self.to_dict_head(), "pages": [p.to_dict() for p in self.pages]}
+
+    def to_dict_head(self) -> dict:
+        """``to_dict`` without its pages (`tabulate.store.evidence_reading` packs those itself)."""
         return {
             "ballot_id": self.ballot_id,
             "ok": self.ok,
@@ -157,5 +167,4 @@ class SheetReading:
             "style_id": self.style_id,
             "precinct_id": self.precinct_id,
             "flags": list(self.flags),
-            "pages": [p.to_dict() for p in self.pages],
         }

@@ -92,7 +92,8 @@ def _pack_columns(matrix: np.ndarray) -> list[list]:
         counts = np.rint(matrix * SCALE)
         exact = np.all((counts / SCALE == matrix) & (np.abs(counts) < 2**31), axis=0)
     whole = np.where(exact, counts, 0).astype(np.int64)
-    deltas = np.diff(whole, axis=0, prepend=0)
+    deltas = whole.copy()  # np.diff(whole, axis=0, prepend=0), without its per-call overhead
+    deltas[1:] -= whole[:-1]
     widths, dwidths = _narrowest(whole), _narrowest(deltas)
     out = []
     for j, (ok, width, dwidth) in enumerate(zip(exact.tolist(), widths, dwidths)):

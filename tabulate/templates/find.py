@@ -58,6 +58,8 @@ class FoundGroup:
 
     targets: tuple[FoundTarget, ...]
     area: Rect
+    #: The names are printed left of the targets (some vendors print the oval after the name).
+    names_left: bool = False
 
 
 def ink_mask(blank: np.ndarray) -> np.ndarray:
@@ -183,6 +185,54 @@ def _heading_between(ink: np.ndarray, dpi: float, a: FoundTarget, b: FoundTarget
     return int(np.count_nonzero(rows)) >= HEADING_MIN_IN * dpi
 
 
+#: With the names left of the targets, print this tall between two targets' rows is a heading.
+LEFT_HEADING_MIN_IN = 0.1
+
+
+def _heading_left_of(ink: np.ndarray, dpi: float, a: FoundTarget, b: FoundTarget, left: float, pitch: float) -> bool:
+    """A heading between two targets of a column whose names are printed left of its targets.
+
+    The heading is printed in the names' column, not over the targets, so the rows are looked at from
+    the column's left edge to the targets; a name's own rows (half the column's usual spacing about
+    its target: a running mate's line, a write-in line) are left out.
+    """
+    x0, x1 = int(left * dpi), int(max(a.bounds.right, b.bounds.right) * dpi)
+    y0 = int((a.bounds.center[1] + pitch / 2) * dpi)
+    y1 = int((b.bounds.center[1] - pitch / 2) * dpi)
+    if y1 <= y0:
+        return False
+    rows = np.count_nonzero(ink[y0:y1, max(0, x0) : x1], axis=1) > 0
+    return int(np.count_nonzero(rows)) >= LEFT_HEADING_MIN_IN * dpi
+
+
+def text_ink(ink: np.ndarray, dpi: float) -> np.ndarray:
+    """The print without its vertical rules (a contest box's side, a column rule): text, ovals, marks."""
+    k = cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(3, int(0.3 * dpi))))
+    return cv2.subtract(ink, cv2.morphologyEx(ink, cv2.MORPH_OPEN, k))
+
+
+#: A name starts within this (inches) of its target; print further off is another column's.
+NAME_NEAR_IN = 0.25
+
+
+def names_left_of(text: np.ndarray, dpi: float, targets: list[FoundTarget] | tuple[FoundTarget, ...]) -> bool:
+    """Whether a column's names are printed left of its targets (the name, then the oval).
+
+    A name starts right beside its target (within `NAME_NEAR_IN`), so most targets have print (`text_ink`,
+    rules left out) that near on their right when the names are on the right. When they do not, and have
+    print within 3 in on their left, the names are on the left: a short name ends well before its
+    target, and the next column's names begin further off than any name of this column would.
+    """
+    near, m, far = int(NAME_NEAR_IN * dpi), int(0.03 * dpi), int(3.0 * dpi)
+    right = left = 0
+    for t in targets:
+        r0, r1 = int(t.bounds.y * dpi), int(t.bounds.bottom * dpi) + 1
+        x, xr = int(t.bounds.x * dpi), int((t.bounds.right + t.head_in) * dpi)
+        right += bool(np.count_nonzero(text[r0:r1, xr + m : xr + near]))
+        left += bool(np.count_nonzero(text[r0:r1, max(0, x - far) : max(0, x - m)]))
+    return 2 * right <= len(targets) and 2 * left > len(targets)
+
+
 def group_targets(
     blank: np.ndarray,
     dpi: float,
@@ -196,12 +246,14 @@ def group_targets(
     if boxes:
         order = _reading_order(boxes)
         groups = []
+        text = text_ink(ink_mask(blank), dpi)
         for i in order:
             inside = sorted((t for t in targets if _inside(t, boxes[i])), key=lambda t: t.bounds.y)
             if inside:
-                groups.append(FoundGroup(tuple(inside), boxes[i]))
+                groups.append(FoundGroup(tuple(inside), boxes[i], names_left_of(text, dpi, inside)))
         return groups
     ink = ink_mask(blank)
+    text = text_ink(ink, dpi)
     cols: list[list[FoundTarget]] = []
     for t in sorted(targets, key=lambda t: t.bounds.x):
         if cols and abs(t.bounds.x - cols[-1][0].bounds.x) < COLUMN_TOL_IN:
@@ -212,19 +264,25 @@ def group_targets(
     groups = []
     for k, col in enumerate(cols):
         col.sort(key=lambda t: t.bounds.y)
-        left = min(t.bounds.x for t in col) - 0.3
-        right = (min(t.bounds.x for t in cols[k + 1]) - 0.35) if k + 1 < len(cols) else width_in - 0.3
+        flip = names_left_of(text, dpi, col)
+        if flip:  # the column runs from the one before it to just past its targets
+            left = max(t.bounds.right + t.head_in for t in cols[k - 1]) + 0.15 if k else 0.3
+            right = max(t.bounds.right for t in col) + 0.15
+        else:
+            left = min(t.bounds.x for t in col) - 0.3
+            right = (min(t.bounds.x for t in cols[k + 1]) - 0.35) if k + 1 < len(cols) else width_in - 0.3
+        pitch = float(np.median(np.diff([t.bounds.center[1] for t in col])))
         run = [col[0]]
         for a, b in pairwise(col):
-            if _heading_between(ink, dpi, a, b):
-                groups.append(_group(run, left, right))
+            if _heading_left_of(ink, dpi, a, b, left, pitch) if flip else _heading_between(ink, dpi, a, b):
+                groups.append(_group(run, left, right, flip))
                 run = []
             run.append(b)
-        groups.append(_group(run, left, right))
+        groups.append(_group(run, left, right, flip))
     return groups
 
 
-def _group(run: list[FoundTarget], left: float, right: float) -> FoundGroup:
+def _group(run: list[FoundTarget], left: float, right: float, names_left: bool = False) -> FoundGroup:
     top = run[0].bounds.y - 0.1
     bottom = run[-1].bounds.bottom + 0.4
-    return FoundGroup(tuple(run), Rect(left, top, right - left, bottom - top))
+    return FoundGroup(tuple(run), Rect(left, top, right - left, bottom - top), names_left)

@@ -65,8 +65,58 @@ def _contains(r: Rect, x: float, y: float) -> bool:
     return r.x <= x <= r.right and r.y <= y <= r.bottom
 
 
-def _fits(election: Election, name: str, sizes: list[int]) -> list[tuple[str, int]]:
-    """Every (style, page) whose contests' target counts the page's groups spell; `TemplateError` if none."""
+def column_starts(groups: list[FoundGroup]) -> list[bool]:
+    """Whether each group (in reading order) is the first of a new column: where a contest may continue."""
+    return [k > 0 and abs(g.area.x - groups[k - 1].area.x) >= 0.5 for k, g in enumerate(groups)]
+
+
+def _spans(want: list[int], sizes: list[int], starts: list[bool]) -> list[list[int]] | None:
+    """The page's groups as the contests ``want`` (their target counts) in order: each contest one group,
+    or one group continued at the top of the next column(s); None unless every group and contest is used."""
+    spans, k = [], 0
+    for n in want:
+        if k == len(sizes):
+            return None
+        span, total = [k], sizes[k]
+        k += 1
+        while total < n and k < len(sizes) and starts[k]:
+            span.append(k)
+            total += sizes[k]
+            k += 1
+        if total != n:
+            return None
+        spans.append(span)
+    return spans if k == len(sizes) else None
+
+
+def page_spans(
+    election: Election, style: str, page: int, sizes: list[int], starts: list[bool] | None
+) -> tuple[int, list[list[int]]] | None:
+    """(the page's first contest's index in the style, the groups of each of its contests) when the
+    groups spell that style's page: one group a contest; else (``starts`` given) with a long contest
+    continued in the next column, as vendors print one that does not fit the rest of its column."""
+    want = [len(c.options) for c in election.style_contests(style)]
+    flat = [False] * len(sizes)
+    for cont in (flat, starts) if starts is not None and any(starts) else (flat,):
+        for m in range(len(sizes), 0, -1):
+            if m > len(want) - (page == 2):  # a back never holds every contest
+                continue
+            part = want[:m] if page == 1 else want[-m:]
+            spans = _spans(part, sizes, cont)
+            if spans is not None:
+                return (0 if page == 1 else len(want) - m), spans
+    return None
+
+
+def _fits(election: Election, name: str, sizes: list[int], starts: list[bool] | None = None) -> list[tuple[str, int]]:
+    """Every (style, page) whose contests' target counts the page's groups spell; `TemplateError` if none.
+
+    A page with no targets at all (a back the vendor left blank, or printed with instructions only) fits
+    the back of every style: which one is settled by the page before it (`resolve_pages`) or the map.
+    A contest continued at the top of the next column (``starts``) is tried only when nothing fits without.
+    """
+    if not sizes:
+        return [(style.id, 2) for style in election.ballot_styles]
     found, near = [], []
     for style in election.ballot_styles:
         want = [len(c.options) for c in election.style_contests(style.id)]
@@ -76,6 +126,13 @@ def _fits(election: Election, name: str, sizes: list[int]) -> list[tuple[str, in
             else:
                 same = next((i for i, (a, b) in enumerate(zip(sizes, part)) if a != b), min(len(sizes), len(part)))
                 near.append((same, style.id, page))
+    if not found and starts is not None and any(starts):
+        found = [
+            (style.id, page)
+            for style in election.ballot_styles
+            for page in (1, 2)
+            if page_spans(election, style.id, page, sizes, starts) is not None
+        ]
     if found:
         return found
     same, near_style, page = max(near)
@@ -173,8 +230,13 @@ def _areas(ink: np.ndarray, dpi: float, group: FoundGroup, i: int, write_in: boo
     cx, cy = t.bounds.center
     top = (ts[i - 1].bounds.center[1] + cy) / 2 if i else t.bounds.y - 0.08
     bottom = (ts[i + 1].bounds.center[1] + cy) / 2 if i + 1 < len(ts) else min(group.area.bottom, cy + 0.45)
-    x0 = t.bounds.right + t.head_in + 0.03
-    x1 = _row_end(ink, dpi, x0, group.area.right - AREA_EDGE_IN, top, bottom)
+    if group.names_left:  # the name, then its target: the row from the contest's left edge to the target
+        # (a party printed by the target leaves a wide gap before a short name: no `_row_end` here).
+        x1 = t.bounds.x - 0.03
+        x0 = min(group.area.x + AREA_EDGE_IN, x1 - MIN_ROW_IN)
+    else:
+        x0 = t.bounds.right + t.head_in + 0.03
+        x1 = _row_end(ink, dpi, x0, group.area.right - AREA_EDGE_IN, top, bottom)
     marking = Rect(x0, top + 0.01, max(0.1, x1 - x0), max(0.1, bottom - top - 0.02))
     if not write_in:
         return marking, None
@@ -195,21 +257,25 @@ def _assign(
 ) -> tuple[list[TargetLayout], list[tuple[str, Rect]]]:
     contests = election.style_contests(style)
     sizes = [len(g.targets) for g in groups]
-    off = 0 if page == 1 else len(contests) - len(sizes)
+    found = page_spans(election, style, page, sizes, column_starts(groups))
+    off, spans = found if found is not None else (0 if page == 1 else len(contests) - len(sizes), None)
     ink = ink_mask(blank.image)
-    targets, areas = [], []
-    for k, g in enumerate(groups):
+    targets: list[TargetLayout] = []
+    areas: list[tuple[str, Rect]] = []
+    for k, span in enumerate(spans if spans is not None else [[k] for k in range(len(groups))]):
         c: Contest = contests[off + k]
         opts = c.options
-        if len(g.targets) != len(opts):
+        got = sum(len(groups[j].targets) for j in span)
+        if got != len(opts):
             raise TemplateError(
-                f"{name}: contest {c.id!r} has {len(g.targets)} targets on the page; the "
+                f"{name}: contest {c.id!r} has {got} targets on the page; the "
                 f"election has {len(opts)} (candidates + write-in lines)"
             )
-        for i, (t, o) in enumerate(zip(g.targets, opts)):
+        rows = [(g, i, t) for g in (groups[j] for j in span) for i, t in enumerate(g.targets)]
+        for (g, i, t), o in zip(rows, opts):  # a continued contest's options run on in the next column
             marking, wa = _areas(ink, blank.dpi, g, i, o.kind == "write_in")
             targets.append(TargetLayout(c.id, o.id, o.kind, t.shape, t.bounds, marking, wa))
-        areas.append((c.id, g.area))
+        areas.extend((c.id, groups[j].area) for j in span)
     for t, cid, oid in fixed:  # a person's assignment
         c = election.contest(cid)
         chosen = next((x for x in c.options if x.id == oid), None)
@@ -277,7 +343,7 @@ def import_templates(
         fits.append(
             [(m.style, int(m.page))]
             if m.style is not None and m.page is not None
-            else _fits(election, b.name, [len(g.targets) for g in groups])
+            else _fits(election, b.name, [len(g.targets) for g in groups], column_starts(groups))
         )
     pages = []
     seen: dict[str, str] = {}

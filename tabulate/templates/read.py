@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from ..detect.errors import ReadError
+from ..detect.read import STYLE_FROM_OTHER_SIDE
 from ..detect.reading import PageReading
 from ..detect.register import Registration, image_dpi
 from ..detect.score import page_features, score_page
@@ -127,7 +128,7 @@ class TemplateReader:
                 )
             base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
             t0 = time.perf_counter()
-            tp, reg = self.identify_and_register(image)
+            tp, reg, twin = self._identify(image)
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
             base.update(
@@ -161,6 +162,7 @@ class TemplateReader:
                 features=feats,
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
+            flags = (*flags, TWIN_FLAG) if twin else flags
             return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
         except ReadError as e:
             return PageReading(**base, reason_code=e.code, reason=e.reason, timings_ms=tuple(timings))
@@ -230,8 +232,20 @@ class TemplateReader:
                     return [(1.0, named, k), (0.0, named, (k + 2) % 4)]
         return []
 
+    def interchangeable(self, style_a: str, style_b: str, page: int) -> bool:
+        """Whether two styles print this page alike: the same contests' options at the same places (a back
+        holding only the same questions, or left blank), so reading it as either gives the same marks."""
+        a, b = self.tset.page_for(style_a, page), self.tset.page_for(style_b, page)
+        return a is not None and b is not None and same_targets(a, b)
+
     def identify_and_register(self, image: np.ndarray) -> tuple[TemplatePage, Registration]:
         """The template page ``image`` shows and its registration; `ReadError` when either fails."""
+        tp, reg, _twin = self._identify(image)
+        return tp, reg
+
+    def _identify(self, image: np.ndarray) -> tuple[TemplatePage, Registration, bool]:
+        """`identify_and_register`, and whether matching left the page between templates printed alike
+        (`same_targets`): then the sheet's other side names the style (`tabulate.detect.pair_pages`)."""
         w_in, h_in = self.paper_in
         dpi, turned = image_dpi(image.shape, w_in, h_in)
         fine8 = shrink(image, dpi, FINE_DPI)
@@ -246,14 +260,14 @@ class TemplateReader:
         except ReadError:
             tp, reg, k = self._fit(*fit, None)
         if by_code and by_code[0][1] is tp:
-            return tp, reg  # its code, read before the fit, names this page: no second read
+            return tp, reg, False  # its code, read before the fit, names this page: no second read
         if tp.code is not None:
             text = read_code(image, reg.affine, tp.code, reg.paper, reg.ink)
             named = self.tset.page_for_code(text) if text else None
             if named is tp:
-                return tp, reg
+                return tp, reg, False
             if named is not None:
-                return named, self._refit(image, fine8, dpi, named, reg, k, paper)
+                return named, self._refit(image, fine8, dpi, named, reg, k, paper), False
         # By matching: the page in its own frame against every blank (one dot product each, the
         # blanks' unit vectors made once); the winner must be clear.
         frame = _as_blank(page_frame(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in), reg)
@@ -269,15 +283,22 @@ class TemplateReader:
             key=lambda s: -s[0],
         )
         best, win = scores[0]
-        if best < MIN_MATCH:
+        # A bare page's correlation with a bare blank is mostly the scan's grain: it need not reach
+        # MIN_MATCH when neither has anything to score.
+        bare = not win.layout.targets and _bare_as(fine8, paper, prepared(self.tset, win).blank)
+        if best < MIN_MATCH and not bare:
             raise ReadError(
                 "no_template_match",
                 f"the page matches no template page (best {win.key}, correlation "
                 f"{best:.2f} < {MIN_MATCH}) and carries no code the set maps",
             )
+        twin = False
         for rho, other in scores[1:]:
             if best - rho >= MATCH_MARGIN:
                 break
+            if other.page == win.page and same_targets(win, other):
+                twin = True  # printed alike: no pixel can tell them apart, and no mark depends on which
+                continue
             # Close overall: compare only where the two blanks differ (a contest, a name).
             a, b = prepared(self.tset, win).match, prepared(self.tset, other).match
             share = closer_share(frame, a, b)
@@ -288,14 +309,21 @@ class TemplateReader:
                     f"(correlation {best:.3f} and {rho:.3f}; closer to {win.key} on {share:.0%} of "
                     "where they differ), and its code does not read",
                 )
-        return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper))
+        return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)), twin
 
     def _fit(self, image, levels, small, dpi, paper, by_code, turns, skew) -> tuple[TemplatePage, Registration, int]:
         """(template, registration, quarter turns) of the first of `FIT_TRIES` candidates that registers:
         the code's page, else the best-correlated templates; coarse skews near ``skew`` (None: sweep)."""
         tried: set[tuple[str, int]] = set()
         failure: ReadError | None = None
-        for _q, tp, k in by_code or self._candidates(small, turns, skew):
+        cands = by_code or self._candidates(small, turns, skew)
+        bare = [p for p in self.tset.pages if not p.layout.targets]
+        if not by_code and bare and _bare_as(levels[0], paper, prepared(self.tset, bare[0]).blank):
+            # A bare page (a back left blank) correlates with little: the bare templates first, one per turn
+            # (they are printed alike; matching then picks among them).
+            ranked = sorted(cands, key=lambda x: bool(x[1].layout.targets))
+            cands = [x for x in ranked if x[1].layout.targets or x[1] is bare[0]]
+        for _q, tp, k in cands:
             key = (tp.key, k if isinstance(k, int) else k.k)
             if len(tried) >= FIT_TRIES:
                 break
@@ -352,6 +380,13 @@ class TemplateReader:
             affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
         if math.isfinite(rms) and rms > 0.003:  # the first fit was off: once more from the better one
             affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
+        if not math.isfinite(rms) and not tp.layout.targets and _bare_as(fine, paper, prepared(self.tset, tp).blank):
+            # A page with nothing to score (a back the vendor left blank) prints too little to anchor a
+            # fit, or to fit coarsely; where it lies does not matter, as long as the scan is as bare as
+            # the blank (a page of contests taken for it would lose its votes): the page as fed, centred.
+            # Its residual is recorded as the limit.
+            affine = nominal(image.shape, c.k, dpi, tp.layout.width_in, tp.layout.height_in)
+            return _registration(image, affine, dpi, MAX_RESIDUAL_IN, c.k, prepared(self.tset, tp), n, paper)
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
             raise ReadError(
                 "registration_residual",
@@ -363,6 +398,36 @@ class TemplateReader:
                 ),
             )
         return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp), n, paper)
+
+
+#: A page reading's flag: identified by matching among templates printed alike (`same_targets`).
+TWIN_FLAG = STYLE_FROM_OTHER_SIDE
+#: Targets of two templates this close (inches) are at the same place.
+SAME_PLACE_IN = 0.03
+
+
+def same_targets(a: TemplatePage, b: TemplatePage) -> bool:
+    """Whether two template pages have the same contests' options at the same places (or both none)."""
+    ta = sorted(a.layout.targets, key=lambda t: (t.contest_id, t.option_id))
+    tb = sorted(b.layout.targets, key=lambda t: (t.contest_id, t.option_id))
+    return len(ta) == len(tb) and all(
+        (x.contest_id, x.option_id) == (y.contest_id, y.option_id)
+        and abs(x.bounds.x - y.bounds.x) < SAME_PLACE_IN
+        and abs(x.bounds.y - y.bounds.y) < SAME_PLACE_IN
+        for x, y in zip(ta, tb)
+    )
+
+
+#: A page taken for a template with no targets may print at most this share of its area more than the blank.
+BARE_EXTRA = 0.01
+
+
+def _bare_as(fine: np.ndarray, paper: float, blank: np.ndarray) -> bool:
+    """Whether a scanned page (``uint8`` at `FINE_DPI`, paper level ``paper``) carries hardly more print
+    than a blank page (its own resolution, paper 255): the share of pixels 80 levels darker than paper."""
+    page = float(np.count_nonzero(fine < paper - 80)) / fine.size
+    printed = float(np.count_nonzero(blank < 175)) / blank.size
+    return page <= 2 * printed + BARE_EXTRA
 
 
 def _differs_toward(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: float = 80.0) -> float:

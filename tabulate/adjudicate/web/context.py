@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
+from ...core.text import visible_text
 from ...store.sqldb import Connection
 from .. import panels, schema
 from ..explain import when_words
@@ -47,6 +48,21 @@ def _when_tag(ts: str | None) -> Markup:
     return Markup('<time datetime="{}">{}</time>').format(ts, when_words(ts))
 
 
+def _shown(value: Any) -> Any:
+    """Every ``{{ value }}`` a page prints: no bidi override or invisible character reaches the screen.
+
+    Names come from many hands (batch names typed at the scanner, write-in names and notes typed by
+    one party and read by the other, the election file): a right-to-left override in any of them would
+    show one thing and mean another. Autoescaping already stops markup; this stops the spoof.
+    """
+    if isinstance(value, Markup):
+        return value
+    if isinstance(value, str):
+        return visible_text(value)
+    return value
+
+
+TEMPLATES.env.finalize = _shown
 TEMPLATES.env.filters["when_tag"] = _when_tag
 TEMPLATES.env.filters["when"] = when_words
 
@@ -125,13 +141,24 @@ def forbidden(ctx_or_request, message: str, status: int = 403) -> Response:
     )
 
 
+#: Fields kept exactly as typed: a password is compared, never shown.
+VERBATIM_FIELDS = frozenset({"password"})
+
+
 async def read_form(request: Request) -> dict[str, Any]:
-    """The form as a dict; a repeated field becomes a list."""
+    """The form as a dict; a repeated field becomes a list.
+
+    Every value but a password loses its invisible and direction-changing characters
+    (`tabulate.core.text.visible_text`) before anything reads it: a write-in name, a note or a
+    reason is stored as the person saw it, and shown to the other party the same way.
+    """
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
     out: dict[str, Any] = {}
     for key, value in form.multi_items():
         if not isinstance(value, str):
             continue
+        if key not in VERBATIM_FIELDS:
+            value = visible_text(value)
         if key in out:
             out[key] = (out[key] if isinstance(out[key], list) else [out[key]]) + [value]
         else:

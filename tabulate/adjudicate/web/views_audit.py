@@ -101,7 +101,10 @@ def audit_page(ctx: Ctx, audit_id: int) -> Response:
 def enter(ctx: Ctx, audit_id: int) -> Response:
     """One counter's tally for the current attempt; the counter is the signed-in poll worker."""
     _migrated(ctx)
-    audit = book.get_audit(ctx.conn, audit_id)
+    try:
+        audit = book.get_audit(ctx.conn, audit_id)
+    except book.AuditError as e:  # no such audit: a page, not a server error
+        return forbidden(ctx, str(e), 404)
     contest = ctx.source.election().contest(audit.contest_id)
     counts = [(o.id, str(ctx.form.get(f"c|{o.id}", "")).strip()) for o in contest.options]
     try:

@@ -13,6 +13,7 @@ from ..entries import DecisionError
 from ..explain import contest_outcome
 from ..hand_entry import hand_entry_candidates, set_aside_for_hand_entry
 from ..records import votes_from_dict
+from ..source import SourceError
 from .context import Ctx, endpoint, forbidden
 from .views_queue import refresh
 
@@ -55,6 +56,11 @@ def decided(ctx: Ctx, sheet_id: str) -> Response:
         return RedirectResponse(f"/ballot/{sheet_id}", status_code=303)
     d = current[-1]
     if not ctx.user.may("board"):
+        # A reviewer sees the decision their own team made, not another team's (its members, its
+        # note, which may quote the voter's write-in): ballot ids are small numbers anyone can count.
+        panel = ctx.panel()
+        if panel is None or panel.key != d.panel:
+            return forbidden(ctx, f"Ballot {sheet_id} was decided by another team; its decision is for the board.")
         return ctx.render("decided.html", row=row, decision=d, summary=[], history=[], may_reopen=False)
     history = list(auditlog.entries(ctx.conn, sheet_id=sheet_id))
     return ctx.render(
@@ -101,6 +107,8 @@ def hand_entry(ctx: Ctx, sheet_id: str) -> Response:
         )
     except ValueError as e:
         return forbidden(ctx, str(e), 400)
+    except SourceError as e:  # a sheet id the store does not hold: a page, not a server error
+        return forbidden(ctx, str(e), 404)
     return RedirectResponse("/board?m=Ballot+set+aside+for+entry+by+hand.", status_code=303)
 
 

@@ -25,6 +25,7 @@ from ...adjudicate.schema import transaction
 from ...core import TabulateError
 from ...store import sqldb
 from ...store.sqldb import Connection, IntegrityError
+from .sealing import seal_row
 from .tallies import TallyEntry
 
 _TABLES = """
@@ -162,7 +163,13 @@ def create_audit(conn: Connection, actor: str, selection: Mapping, prediction: M
             ),
         )
         audit_id = cur.lastrowid
-        auditlog.append(conn, actor, "handeye_select", detail={"audit": audit_id, **selection})
+        auditlog.append(
+            conn,
+            actor,
+            "handeye_select",
+            detail={"audit": audit_id, **selection},
+            facts=seal_row(conn, "he_audit:", audit_id),
+        )
         auditlog.append(
             conn,
             actor,
@@ -229,7 +236,7 @@ def add_tally(conn: Connection, audit_id: int, entry: TallyEntry, *, actor: str)
     with transaction(conn):
         _open(conn, audit_id)
         try:
-            conn.execute(
+            cur = conn.execute(
                 "INSERT INTO he_tallies (audit_id, attempt, counter, party, counts, entered_at, "
                 "entered_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -257,6 +264,7 @@ def add_tally(conn: Connection, audit_id: int, entry: TallyEntry, *, actor: str)
                 "party": entry.party,
                 "counts": dict(entry.counts),
             },
+            facts=seal_row(conn, "he_tally:", cur.lastrowid),
         )
 
 
@@ -274,12 +282,16 @@ def log_attempt_outcome(
 def add_tape(conn: Connection, audit_id: int, source: str, counts: Mapping[str, int], *, actor: str) -> None:
     with transaction(conn):
         _open(conn, audit_id)
-        conn.execute(
+        cur = conn.execute(
             "INSERT INTO he_tapes (audit_id, source, counts, entered_at, entered_by) VALUES (?, ?, ?, ?, ?)",
             (int(audit_id), source, json.dumps(dict(counts)), now(), actor),
         )
         auditlog.append(
-            conn, actor, "handeye_tape", detail={"audit": int(audit_id), "source": source, "counts": dict(counts)}
+            conn,
+            actor,
+            "handeye_tape",
+            detail={"audit": int(audit_id), "source": source, "counts": dict(counts)},
+            facts=seal_row(conn, "he_tape:", cur.lastrowid),
         )
 
 
@@ -308,7 +320,7 @@ def add_finding(
             f.author.casefold() == author.casefold() for f in findings(conn, audit_id, "signature")
         ):
             raise AuditError(f"{author} has already signed")
-        conn.execute(
+        cur = conn.execute(
             "INSERT INTO he_findings (audit_id, kind, author, party, text, at) VALUES (?, ?, ?, ?, ?, ?)",
             (int(audit_id), kind, author, party, text, now()),
         )
@@ -317,4 +329,5 @@ def add_finding(
             actor,
             f"handeye_{kind}",
             detail={"audit": int(audit_id), "author": author, "party": party, "text": text},
+            facts=seal_row(conn, "he_finding:", cur.lastrowid),
         )

@@ -41,6 +41,18 @@ class Design:
     write_in_row_in: float
     #: The vendor's code: "qr" (bottom-left QR symbol) or "timing" (bottom row of timing marks).
     code: str
+    # Variants of a design (`design_variant`) that real vendors print; the defaults are the shipped families.
+    #: "left": targets left of the names; "right": right of them (the name, then the oval).
+    target_side: str = "left"
+    #: Above 0, an oval target is printed as a rectangle with corners of this radius (inches).
+    target_corner_in: float = 0.0
+    #: The ``boxes`` family's instruction column on the front (pictures of filled and empty ovals).
+    instructions: bool = True
+    #: What the back holds: "half" (the second half of the targets), "questions" (only the question
+    #: contests) or "blank" (nothing: every contest on the front, the back left blank by the vendor).
+    back: str = "half"
+    #: A contest too long for what is left of its column continues at the top of the next column.
+    continue_long: bool = False
 
 
 #: Timing-mark grid of the ``timing`` family: marks every `TIMING_PITCH_IN` down both long edges
@@ -96,9 +108,22 @@ DESIGNS: dict[str, Design] = {
 }
 
 
+def design_variant(family: str, tag: str, **changes) -> str:
+    """Register a variant of a family's design (e.g. ``target_side="right"``) as ``family/tag``; returns the key.
+
+    Every function that takes a family takes the key, so a benchmark draws, votes and
+    scans a variant as it does a shipped family (`benchmarks/templates_variants.py`).
+    """
+    from dataclasses import replace
+
+    key = f"{family}/{tag}"
+    DESIGNS[key] = replace(DESIGNS[family], **changes)
+    return key
+
+
 def vendor_code_text(family: str, style_number: int, page: int) -> str:
     """The vendor's payload for a style's page (a pattern a template set maps to style and page)."""
-    if family == "boxes":
+    if DESIGNS[family].code == "qr":
         return f"BCV-2026-{style_number:04d}-{page}"
     return format(timing_code(style_number, page), f"0{CODE_BITS}b")
 

@@ -42,6 +42,11 @@ def _item(d: ImageDraw.ImageDraw, img: Image.Image, dpi: int, it: tuple) -> None
     elif kind == "oval":
         x, y, w, h, lw = it[1:6]
         d.ellipse([x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], outline=0, width=max(1, round(lw * dpi)))
+    elif kind == "rrect":
+        x, y, w, h, lw, r = it[1:7]
+        d.rounded_rectangle(
+            [x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], radius=r * dpi, outline=0, width=max(1, round(lw * dpi))
+        )
     elif kind == "disc":
         x, y, w, h = it[1:5]
         d.ellipse([x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], fill=0)

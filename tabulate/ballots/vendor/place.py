@@ -95,7 +95,9 @@ def _target(d: Design, shape: str, x: float, y_mid: float) -> Rect:
 
 
 def _draw_target(items: list, d: Design, shape: str, b: Rect) -> None:
-    if shape == "oval":
+    if shape == "oval" and d.target_corner_in > 0:  # a rounded rectangle (some vendors' "oval")
+        items.append(("rrect", b.x, b.y, b.w, b.h, d.outline_in, d.target_corner_in))
+    elif shape == "oval":
         items.append(("oval", b.x, b.y, b.w, b.h, d.outline_in))
     elif shape == "box":
         items.append(("frame", b.x, b.y, b.w, b.h, d.outline_in))
@@ -120,13 +122,25 @@ def _draw_target(items: list, d: Design, shape: str, b: Rect) -> None:
 
 
 def _place(
-    election: Election, c: Contest, d: Design, x: float, y0: float, w: float, measure: bool
+    election: Election,
+    c: Contest,
+    d: Design,
+    x: float,
+    y0: float,
+    w: float,
+    measure: bool,
+    part: tuple[int, int | None, bool] = (0, None, False),
 ) -> tuple[list, list, float]:
-    """Items and targets of one contest with its top-left at (x, y0); returns its height too."""
+    """Items and targets of one contest with its top-left at (x, y0); returns its height too.
+
+    ``part`` (first option, end option, continued) places only those options, under a
+    "(continued)" heading when they continue a contest from the column before."""
     items: list = []
     targets: list = []
     pad = 0.07
     title, info = _header(c, w - 2 * pad)
+    if part[2]:
+        title, info = [*title[:-1], title[-1] + " (CONTINUED)"], []
     y = y0 + pad
     head_h = len(title) * LINE_IN[TITLE_PT] + len(info) * LINE_IN[INFO_PT] + 0.05
     if d.family == "boxes":  # a shaded band behind the heading
@@ -143,10 +157,15 @@ def _place(
     if d.family == "timing":
         y = _snap(y + 0.02, TIMING_PITCH_IN) - TIMING_PITCH_IN / 2
     shape = {"boxes": "oval", "timing": "oval"}.get(d.family, "box" if c.type == "question" else "arrow")
+    tw = _target(d, shape, 0.0, 0.0).w
+    right_side = d.target_side == "right" and shape != "arrow"
     tx = x + (0.12 if shape != "arrow" else 0.26)
+    if right_side:
+        tx = x + w - 0.12 - tw
     if d.family == "timing":  # on the grid of the top row of timing marks
-        tx = _snap(x + 0.12, TIMING_PITCH_IN) + TIMING_EDGE_IN - d.target[0] / 2
-    for n, (o, h) in enumerate(_option_rows(election, c, d)):
+        base = x + w - 0.12 - TIMING_EDGE_IN - TIMING_PITCH_IN if right_side else x + 0.12
+        tx = _snap(base, TIMING_PITCH_IN) + TIMING_EDGE_IN - tw / 2
+    for n, (o, h) in enumerate(_option_rows(election, c, d)[part[0] : part[1]]):
         if d.family == "timing":
             h = _snap(h - 1e-6, TIMING_PITCH_IN)
         mid = y + (min(h, d.row_in) / 2 if d.family != "timing" else TIMING_PITCH_IN / 2)
@@ -154,6 +173,8 @@ def _place(
         _draw_target(items, d, shape, b)
         name_x = b.right + (0.24 if shape == "arrow" else 0.1)
         right = x + w - pad
+        if right_side:  # the name first, then its target
+            name_x, right = x + pad + 0.05, b.x - 0.1
         if d.family == "boxes" and n:
             items.append(("line", x + 0.05, y, x + w - 0.05, y, 0.006))
         if o.kind == "write_in":
@@ -199,7 +220,7 @@ def _page_furniture(d: Design, page: int, election: Election) -> tuple[list, lis
         ("text_c", w / 2, 0.58, f"{election.title}  -  {election.date}", 9.0, False),
     ]
     margins: list[Rect] = [Rect(0.5, h - 0.75, 3.0, 0.35)] if d.family != "boxes" else [Rect(2.5, h - 0.55, 3.2, 0.35)]
-    if d.family == "boxes" and page == 1:
+    if d.family == "boxes" and page == 1 and d.instructions:
         x = 0.35
         items.append(("frame", x - 0.05, 1.35, 1.85, 4.4, 0.012))
         y = 1.45
@@ -273,28 +294,33 @@ def vendor_layout(election: Election, style_id: str, family: str) -> VendorBallo
     d = DESIGNS[family]
     number = [s.id for s in election.ballot_styles].index(style_id) + 1
     cols = _columns(d)
-    placed = {1: ([], [], []), 2: ([], [], [])}
+    placed: dict[int, tuple[list, list, list]] = {1: ([], [], []), 2: ([], [], [])}
     ci, y = 0, d.top_in
     contests = election.style_contests(style_id)
-    sizes = [len(c.options) for c in contests]
-    half = next(k for k in range(1, len(contests) + 1) if sum(sizes[:k]) * 2 >= sum(sizes))
+    half = _back_starts(d, contests)
+    if d.back == "blank":
+        cols = [col for col in cols if col[0] == 1]
     for n, c in enumerate(contests):
         if n == half and cols[ci][0] == 1:  # the back holds the second half of the targets
             ci, y = len(d.columns), d.top_in
+        first, cont = 0, False
         while True:
             if ci == len(cols):
                 raise VendorLayoutError(
                     f"style {style_id}: contest {c.id!r} does not fit the {family} design's {len(cols)} columns"
                 )
             page, x, w = cols[ci]
-            _i, _t, h = _place(election, c, d, x, y, w, True)
+            end = _fitting(election, c, d, x, y, w, first, cont) if d.continue_long and y > d.top_in else None
+            _i, _t, h = _place(election, c, d, x, y, w, True, (first, end, cont))
+            if end is not None and end > first and end < len(c.options):  # part here, the rest further on
+                _put(placed[page], c.id, x, y, w, _place(election, c, d, x, y, w, False, (first, end, cont)))
+                first, cont = end, True
+                ci, y = ci + 1, d.top_in
+                continue
             if y + h <= d.bottom_in:
                 break
             ci, y = ci + 1, d.top_in
-        items, targets, h = _place(election, c, d, x, y, w, False)
-        placed[page][0].extend(items)
-        placed[page][1].extend(targets)
-        placed[page][2].append((c.id, Rect(x, y, w, h)))
+        h = _put(placed[page], c.id, x, y, w, _place(election, c, d, x, y, w, False, (first, None, cont)))
         y += h + (0.12 if d.family != "timing" else TIMING_PITCH_IN)
     pages = []
     for page in (1, 2):
@@ -315,6 +341,35 @@ def vendor_layout(election: Election, style_id: str, family: str) -> VendorBallo
             )
         )
     return VendorBallot(family, style_id, number, (pages[0], pages[1]))
+
+
+def _back_starts(d: Design, contests: list[Contest]) -> int:
+    """Index of the first contest the back holds (by the design's ``back``)."""
+    sizes = [len(c.options) for c in contests]
+    if d.back == "blank":
+        return len(contests)
+    if d.back == "questions":
+        return next((k for k, c in enumerate(contests) if c.type == "question"), len(contests))
+    return next(k for k in range(1, len(contests) + 1) if sum(sizes[:k]) * 2 >= sum(sizes))
+
+
+def _fitting(election: Election, c: Contest, d: Design, x: float, y: float, w: float, first: int, cont: bool) -> int:
+    """How many of a contest's options (from ``first``) fit in what is left of the column (at least one
+    more than ``first``, or ``first`` when none does)."""
+    end = first
+    for k in range(first + 1, len(c.options) + 1):
+        if y + _place(election, c, d, x, y, w, True, (first, k, cont))[2] > d.bottom_in:
+            break
+        end = k
+    return end
+
+
+def _put(into: tuple[list, list, list], cid: str, x: float, y: float, w: float, done: tuple) -> float:
+    items, targets, h = done
+    into[0].extend(items)
+    into[1].extend(targets)
+    into[2].append((cid, Rect(x, y, w, h)))
+    return h
 
 
 def _code_rect(d: Design) -> Rect:

@@ -45,6 +45,11 @@ class PaperEffects:
     fold: float = 0.3
     code_scratched: float = 0.10
     quarter_turn: float = 0.04
+    #: Bleed-through strength (share of the other side's ink) and a fold's darkening (grey levels).
+    bleed_strength: tuple[float, float] = (0.08, 0.16)
+    fold_depth: tuple[int, int] = (12, 28)
+    #: The fold runs through the middle of one of the page's targets, not at a third of the page.
+    fold_through_target: bool = False
 
 
 @lru_cache(maxsize=64)
@@ -107,7 +112,7 @@ def _paper(
             done["code_scratched"].append(page.page)
     if rng.random() < fx.bleed_through:  # a felt pen soaks through: a faint mirror image of the other side
         ink = [cv2.subtract(bl, img) for img, bl in zip(pages, blanks)]
-        k = float(rng.uniform(0.08, 0.16))
+        k = float(rng.uniform(*fx.bleed_strength))
         for i in (0, 1):
             ghost = cv2.GaussianBlur(cv2.flip(ink[1 - i], 1), (0, 0), 1.5 * dpi / 200)
             pages[i][:] = cv2.subtract(pages[i], (ghost * k).astype(np.uint8))
@@ -115,7 +120,10 @@ def _paper(
     if rng.random() < fx.fold:  # a fold: a faint grey crease across the page at a third of its height
         i = int(rng.integers(2))
         row = int(pages[i].shape[0] * rng.uniform(0.3, 0.37))
-        band = pages[i][row : row + 2].astype(np.int16) - int(rng.integers(12, 28))
+        if fx.fold_through_target and b.pages[i].targets:
+            ts = b.pages[i].targets
+            row = int(ts[len(ts) // 2].bounds.center[1] * dpi)
+        band = pages[i][row : row + 2].astype(np.int16) - int(rng.integers(*fx.fold_depth))
         pages[i][row : row + 2] = np.clip(band, 0, 255).astype(np.uint8)
         done["fold"] = True
     if rng.random() < fx.specks:

@@ -26,8 +26,11 @@ from .design import DESIGNS
 from .sheets import blank_pages, simulate_vendor_sheet
 
 
-def write_blanks(election: Election, family: str, out: Path, styles: tuple[str, ...] | None = None) -> list[Path]:
-    """Each style's (or ``styles``') blank pages into ``out``: PNG, or a two-page PDF per style for ``arrows``."""
+def write_blanks(
+    election: Election, family: str, out: Path, styles: tuple[str, ...] | None = None, pdf: bool | None = None
+) -> list[Path]:
+    """Each style's (or ``styles``') blank pages into ``out``: PNG, or a two-page PDF per style for ``arrows``
+    (``pdf`` chooses for any family)."""
     out.mkdir(parents=True, exist_ok=True)
     d = DESIGNS[family]
     paths = []
@@ -35,7 +38,7 @@ def write_blanks(election: Election, family: str, out: Path, styles: tuple[str, 
         if styles is not None and style.id not in styles:
             continue
         pages = blank_pages(election, style.id, family)
-        if family == "arrows":  # the county's PDF: rasterized again on import (pypdfium2)
+        if pdf or (pdf is None and d.family == "arrows"):  # the county's PDF: rasterized again on import (pypdfium2)
             path = out / f"blank-{style.id}.pdf"
             # Print is black on white: a 1-bit page keeps the PDF small (Pillow stores it CCITT-compressed).
             imgs = [Image.fromarray(p >= 128) for p in pages]

@@ -1,0 +1,299 @@
+"""What real vendor ballots and scanners do that our three families do not: a matrix of variants (issue #11).
+
+    python benchmarks/templates_variants.py --sheets 20 [--only NAME ...] [--workers 2]
+
+Each variant is a small batch through the whole path a county's ballots take:
+its blank pages (PNG, or PDF rasterized by pypdfium2) imported into a template
+set exactly as ``tabulate templates import`` does, then simulated voted sheets
+(seed 2026; stress and realistic voters alternate) changed the way the variant
+says and read with the set. Two kinds of change:
+
+* **printed differently** (`tabulate.ballots.vendor.design_variant`): targets
+  right of the names, small or wide ovals, rounded rectangles, other column
+  counts, a contest continued in the next column, a back page holding only the
+  questions or nothing at all;
+* **scanned differently** (applied to the scanned images here): another
+  resolution than the blanks', colour JPEG, bitonal at a light or a dark
+  threshold, scale +-3 %, skew 3 deg, every quarter turn, heavy bleed-through,
+  a fold through a target.
+
+Per variant one line: import ok, pages identified, definite-mark errors
+(definite marks read unmarked + clear non-marks read marked), ambiguous marks
+sent to a person, clean ballots sent to a person.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from accuracy import Accuracy  # noqa: E402
+from templates_accuracy import SAMPLE, family_election, page_to_image  # noqa: E402
+
+from tabulate.ballots.vendor import DESIGNS, PaperEffects, VendorLayoutError, simulate_vendor_sheet  # noqa: E402
+from tabulate.ballots.vendor.design import design_variant  # noqa: E402
+from tabulate.ballots.vendor.sheets import ballot  # noqa: E402
+from tabulate.ballots.vendor.write import write_blanks  # noqa: E402
+from tabulate.core.errors import TabulateError  # noqa: E402
+from tabulate.detect import pair_pages  # noqa: E402
+from tabulate.detect.decode import decode_page, headers  # noqa: E402
+from tabulate.election import parse_election  # noqa: E402
+from tabulate.templates import TemplateReader, import_templates  # noqa: E402
+
+#: A scan change: (image, scan dpi, rng) -> (image, 2x3 map of old pixels to new, still bitonal?).
+Scan = Callable[[np.ndarray, int, np.random.Generator], tuple[np.ndarray, np.ndarray, bool]]
+
+
+def _identity() -> np.ndarray:
+    return np.array([[1.0, 0, 0], [0, 1.0, 0]])
+
+
+def resample(to_dpi: int) -> Scan:
+    """The scanner set to another resolution than the one the blanks were printed (and imported) at."""
+
+    def f(img, dpi, rng):
+        k = to_dpi / dpi
+        out = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+        return out, np.array([[k, 0, 0], [0, k, 0]]), False
+
+    return f
+
+
+def colour_jpeg(img, dpi, rng):
+    """A colour scanner's RGB JPEG (cream paper, blue-black ink), decoded as `tabulate read` decodes it."""
+    bgr = np.dstack([img * 0.86, img * 0.95, img * 0.98 + 4]).clip(0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    raw = bytes(data)
+    return decode_page(raw, headers(raw)[0]), _identity(), False
+
+
+def threshold(level: int) -> Scan:
+    """A bitonal scan: black where darker than ``level`` (low: a light setting, marks thin; high: dark)."""
+
+    def f(img, dpi, rng):
+        return np.where(img < level, 0, 255).astype(np.uint8), _identity(), True
+
+    return f
+
+
+def affine(scale: float = 1.0, angle: float = 0.0) -> Scan:
+    """Paper stretched or shrunk by ``scale`` and turned ``angle`` degrees about the page's centre."""
+
+    def f(img, dpi, rng):
+        h, w = img.shape
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+        out = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=255)
+        return out, m, False
+
+    return f
+
+
+def quarter(k: int) -> Scan:
+    def f(img, dpi, rng):
+        h, w = img.shape
+        m = {1: [[0, 1, 0], [-1, 0, w - 1]], 2: [[-1, 0, w - 1], [0, -1, h - 1]], 3: [[0, -1, h - 1], [1, 0, 0]]}[k]
+        return np.ascontiguousarray(np.rot90(img, k)), np.array(m, dtype=float), False
+
+    return f
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    family: str  # a family, or a `design_variant` key
+    scan: Scan | None = None
+    pdf: bool = False
+    effects: PaperEffects = field(default_factory=PaperEffects)
+    #: Keep only each style's first ``trim`` contests (so that a one-sided ballot fits its front).
+    trim: int | None = None
+
+
+def _variants() -> list[Variant]:
+    v = design_variant
+    heavy = PaperEffects(bleed_through=1.0, bleed_strength=(0.3, 0.45), fold=1.0, fold_depth=(40, 70))
+    fold_t = PaperEffects(fold=1.0, fold_depth=(30, 60), fold_through_target=True)
+    return [
+        Variant("boxes (as shipped)", "boxes"),
+        Variant("timing (as shipped)", "timing"),
+        Variant("arrows (as shipped)", "arrows"),
+        Variant("boxes, targets right of names", v("boxes", "right", target_side="right")),
+        Variant("timing, targets right of names", v("timing", "right", target_side="right")),
+        Variant("boxes, blanks PDF, scans 300", "boxes", pdf=True),
+        Variant("boxes 300, scans 150 DPI", "boxes", resample(150)),
+        Variant("boxes 300, scans 240 DPI", "boxes", resample(240)),
+        Variant("timing 200, scans 300 DPI", "timing", resample(300)),
+        Variant("timing 200, scans 150 DPI", "timing", resample(150)),
+        Variant("boxes, colour JPEG scans", "boxes", colour_jpeg),
+        Variant("boxes, bitonal light (t=90)", "boxes", threshold(90)),
+        Variant("boxes, bitonal dark (t=200)", "boxes", threshold(200)),
+        Variant("boxes, scale +3 %", "boxes", affine(scale=1.03)),
+        Variant("boxes, scale -3 %", "boxes", affine(scale=0.97)),
+        Variant("boxes, skew 3 deg", "boxes", affine(angle=3.0)),
+        Variant("timing, skew -3 deg", "timing", affine(angle=-3.0)),
+        Variant("boxes, turned 90", "boxes", quarter(1)),
+        Variant("boxes, turned 180", "boxes", quarter(2)),
+        Variant("boxes, turned 270", "boxes", quarter(3)),
+        Variant("boxes, small ovals 0.15 in", v("boxes", "small", target=(0.15, 0.10))),
+        Variant("boxes, wide ovals 0.36 in", v("boxes", "wide", target=(0.36, 0.13))),
+        Variant("boxes, rounded rectangles", v("boxes", "rrect", target_corner_in=0.04)),
+        Variant("timing, two columns", v("timing", "2col", columns=((0.6, 3.6), (4.4, 3.5)))),
+        Variant(
+            "boxes, three columns",
+            # clear of the QR code in the bottom-left corner
+            v("boxes", "3col", instructions=False, columns=((0.4, 2.5), (3.0, 2.5), (5.6, 2.5)), bottom_in=9.7),
+        ),
+        Variant("boxes, contest continued", v("boxes", "cont", continue_long=True)),
+        Variant("boxes, back: questions only", v("boxes", "qback", back="questions")),
+        Variant("arrows, back: questions only", v("arrows", "qback", back="questions")),
+        Variant("timing, back left blank", v("timing", "bback", back="blank"), trim=7),
+        Variant("arrows, back left blank", v("arrows", "bback", back="blank"), trim=8),
+        Variant("boxes, heavy bleed + fold", "boxes", effects=heavy),
+        Variant("timing, fold through a target", "timing", effects=fold_t),
+    ]
+
+
+VARIANTS = {x.name: x for x in _variants()}
+_STATE: dict = {}
+
+
+def variant_election(v: Variant):
+    """The family's election; with ``trim``, each style keeps its first contests only."""
+    family = DESIGNS[v.family].family
+    if v.trim is None:
+        return family_election(family)
+    doc = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    if family == "arrows":
+        doc.update(paper_size="legal", target_shape="arrow")
+    for s in doc["ballot_styles"]:
+        s["contests"] = s["contests"][: v.trim]
+    return parse_election(doc)
+
+
+def _init(name: str, folder: str) -> None:
+    v = VARIANTS[name]
+    _STATE.update(variant=v, election=variant_election(v), reader=TemplateReader(folder))
+
+
+def _seen(img: np.ndarray, m: np.ndarray, target) -> bool:
+    """Whether ink is left inside a target (in a bitonal image), by the simulator's and the variant's maps."""
+    (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
+    u, w = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
+    inside = u**2 + w**2 <= 1.0
+    pts = np.column_stack([cx + a * u[inside], cy + b * w[inside], np.ones(inside.sum())]) @ m.T
+    c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
+    r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
+    return bool((img[r, c] < 128).sum() >= 2)
+
+
+def read_one(k: int, seed: int = 2026) -> dict:
+    v, e, reader = _STATE["variant"], _STATE["election"], _STATE["reader"]
+    population = ("stress", "realistic")[k % 2]
+    images, truth = simulate_vendor_sheet(e, v.family, k, seed, population=population, effects=v.effects)
+    d = DESIGNS[v.family]
+    maps, bitonal = [], [it["bitonal"] for it in truth["images"]]
+    rng = np.random.default_rng([seed, k])
+    out = []
+    for i, img in enumerate(images):
+        m = page_to_image(truth["images"][i], truth["vendor"]["quarter_turns"], img.shape)
+        if v.scan is not None:
+            img, step, thresholded = v.scan(img, d.dpi, rng)
+            bitonal[i] = bitonal[i] or thresholded  # a bitonal scan resampled keeps what its threshold lost
+            m = step @ np.vstack([m, [0, 0, 1]])
+        out.append(img)
+        maps.append(m)
+    pages = [reader.read_image(e, img, source=f"sheet{k}-{i}") for i, img in enumerate(out)]
+    sheet = pair_pages(e, pages, reader=reader)
+    tt = {(t["contest"], t["option"]): t for t in truth["targets"]}
+    where = {(t.contest_id, t.option_id): t for p in ballot(e, truth["style"], v.family).pages for t in p.targets}
+    targets = []
+    for i, p in enumerate(pages):
+        for t in p.targets:
+            x = tt.get((t.contest_id, t.option_id))
+            lay = where[(t.contest_id, t.option_id)]
+            seen = _seen(out[i], maps[i], lay) if bitonal[i] else True
+            targets.append(
+                (x["kind"] if x else "none", bitonal[i], truth["pen"]["kind"], t.scan, t.hand, t.score, seen, lay.shape)
+            )
+    flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
+    # A page printed alike for several styles takes its style from the sheet's other side (`pair_pages`).
+    paired = {p.source: p for p in sheet.pages} if sheet.ok else {}
+    pages = [paired.get(p.source, p) for p in pages]
+    ident = [p.ok and p.style_id == truth["style"] and p.page == it["page"] for it, p in zip(truth["images"], pages)]
+    reasons = [p.reason_code for p in pages if not p.ok] + ([sheet.reason_code] if not sheet.ok else [])
+    return {
+        "k": k,
+        "ok": sheet.ok,
+        "reason": sheet.reason_code,
+        "detail": sheet.reason,
+        "targets": targets,
+        "needs_review": truth["needs_review"],
+        "flagged": flagged,
+        "rejected_kinds": [(t["kind"], t.get("shape", "oval")) for t in truth["targets"]] if not sheet.ok else [],
+        "ident": ident,
+        "reasons": reasons,
+    }
+
+
+def run_variant(v: Variant, sheets: int, workers: int) -> str:
+    """One table row for a variant."""
+    election = variant_election(v)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            blanks = write_blanks(election, v.family, Path(tmp) / "blanks", pdf=v.pdf or None)
+        except VendorLayoutError as err:
+            return f"| {v.name} | (generator: {err}) | - | - | - | - |"
+        try:
+            import_templates(election, blanks, Path(tmp) / "set")
+        except TabulateError as err:
+            return f"| {v.name} | no: {str(err)[:90]} | - | - | - | - |"
+        if workers > 1:
+            with Pool(workers, initializer=_init, initargs=(v.name, str(Path(tmp) / "set"))) as pool:
+                results = list(pool.imap_unordered(read_one, range(sheets), chunksize=2))
+        else:
+            _init(v.name, str(Path(tmp) / "set"))
+            results = [read_one(k) for k in range(sheets)]
+    acc, ids, reasons = Accuracy(), [], set()
+    for r in sorted(results, key=lambda r: r["k"]):
+        acc.add(r)
+        ids.extend(r["ident"])
+        reasons.update(r["reasons"])
+    errors = len(acc.definite_unmarked) + len(acc.nonmark_marked)
+    amb = f"{acc.ambiguous_sent}/{acc.ambiguous}"
+    clean = f"{acc.clean_sent}/{acc.clean}"
+    why = f" ({', '.join(sorted(reasons))})" if reasons else ""
+    return f"| {v.name} | yes | {sum(ids)}/{len(ids)}{why} | {errors} | {amb} | {clean} |"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sheets", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--only", nargs="*", help="variants whose name contains any of these words")
+    args = ap.parse_args(argv)
+    chosen = [v for n, v in VARIANTS.items() if not args.only or any(w in n for w in args.only)]
+    print(f"{args.sheets} sheets per variant, seed 2026")
+    print("| variant | import ok | pages identified | definite-mark errors | ambiguous sent | clean sent |")
+    print("|---|---|---|---|---|---|")
+    for v in chosen:
+        t0 = time.perf_counter()
+        row = run_variant(v, args.sheets, args.workers)
+        print(row, f"<!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
