@@ -170,7 +170,7 @@ def _near_join_cases() -> dict[str, tuple[list, list]]:
         "joined bar": ([], [bar(x0 - 0.02, x1 + 0.02)]),
         "bar 0.03 in short of the head": ([], [bar(x0 - 0.02, x1 - 0.03)]),
         "X whose arms cross in the gap": (x_mark(x1 + 0.03), []),
-        "X whose arms stop short": (x_mark(x1 - 0.04), []),
+        "X whose arms stop short": (x_mark(x1 - 0.06), []),
         "two strokes from either end, not meeting": (
             [
                 np.array([[x0 - 0.03, cy - 0.03], [mid - 0.03, cy]]),
