@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import templates_accuracy as ta  # noqa: E402
 
-from tabulate.ballots.marks import MARK_KINDS  # noqa: E402
+from tabulate.ballots.arrows import mark_kind  # noqa: E402
 from tabulate.ballots.vendor import simulate_vendor_sheet  # noqa: E402
 from tabulate.ballots.vendor.sheets import ballot  # noqa: E402
 from tabulate.ballots.vendor.write import write_blanks  # noqa: E402
@@ -44,8 +44,8 @@ from tabulate.kernels.points import FEATURES  # noqa: E402
 from tabulate.templates import import_templates  # noqa: E402
 
 
-def _ambiguous(kind: str) -> bool:
-    mk = MARK_KINDS[kind]
+def _ambiguous(kind: str, shape: str = "oval") -> bool:
+    mk = mark_kind(kind, shape)  # an arrow's gap has its own table (X, check, line across it connect it)
     return mk.scan == "ambiguous" or mk.hand == "ambiguous"
 
 
@@ -56,9 +56,9 @@ def _features(f: tuple) -> str:
 def misses(r: dict) -> list[tuple]:
     """(what, page index or None, detail tuple) for every miss of one sheet's result."""
     out = []
-    for (kind, bitonal, pen, scan, hand, _score, seen, *_s), (c, o, f, why) in zip(r["targets"], r["ids"]):
+    for (kind, bitonal, pen, scan, hand, _score, seen, *rest), (c, o, f, why) in zip(r["targets"], r["ids"]):
         sent = scan == "marginal" or scan != hand
-        if _ambiguous(kind) and seen and not sent and r["ok"]:
+        if _ambiguous(kind, rest[0] if rest else "oval") and seen and not sent and r["ok"]:
             out.append(("ambiguous kept", kind, c, o, scan, hand, bitonal, pen, _features(f), why))
     if not r["needs_review"] and r["flagged"]:
         if not r["ok"]:

@@ -119,6 +119,11 @@ def test_arrow_class_sends_light_ink_residue_and_partial_bridges_to_a_person():
     assert arrow_class(_f(score=0.0, erasure=0.5, deep=0.1), th, s, 0.0) == "marginal"  # erased bar
     assert arrow_class(_f(score=0.0, deep=0.06), th, s, 0.01) == "marginal"  # faint residue above the page
     assert arrow_class(_f(score=0.0, deep=0.02), th, s, 0.01) == "unmarked"
+    # A piece spanning under `arrow_partial` (a printed half's blur, a touch) is no partial joining...
+    assert arrow_class(_f(score=0.06, deep=0.03), th, s, 0.01) == "unmarked"
+    assert arrow_class(_f(score=0.12, deep=0.03), th, s, 0.01) == "marginal"
+    # ...but a short, dark piece (a dot) still stands above the page's residue level.
+    assert arrow_class(_f(score=0.06, deep=0.5), th, s, 0.01) == "marginal"
     blanks = [_f(deep=d) for d in (0.005, 0.006, 0.007, 0.008, 0.006)] + [_f(score=1.0, deep=0.9)]
     assert 0.006 <= arrow_floor(blanks, th, s) < 0.02  # the bridged gap is not part of the blank level
 
@@ -143,3 +148,128 @@ def test_a_streak_through_a_connected_gap_does_not_open_it():
     slow = reference.score_targets(img, reg.affine, tpl.points, skip_cols=skip, **kw)
     np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-12)
     assert fast[i, F["score"]] == 1.0
+
+
+# -- near-joins: 31 KAR 6:030 Section 2(1)(a) "connecting the arrow" --------------------------------
+def _near_join_cases() -> dict[str, tuple[list, list]]:
+    """Marks drawn by hand-picked geometry (page inches) at ROW's gap: (strokes, polygons)."""
+    b = WHERE[ROW][1].bounds
+    x0, x1, cy = b.x, b.right, b.y + b.h / 2
+    mid = (x0 + x1) / 2
+
+    def bar(a, z):
+        return np.array([[a, cy - 0.025], [z, cy - 0.025], [z, cy + 0.025], [a, cy + 0.025]])
+
+    def x_mark(reach):
+        return [
+            np.array([[x0 - 0.03, cy - 0.045], [reach, cy + 0.045]]),
+            np.array([[reach, cy - 0.045], [x0 - 0.03, cy + 0.045]]),
+        ]
+
+    return {
+        "joined bar": ([], [bar(x0 - 0.02, x1 + 0.02)]),
+        "bar 0.03 in short of the head": ([], [bar(x0 - 0.02, x1 - 0.03)]),
+        "X whose arms cross in the gap": (x_mark(x1 + 0.03), []),
+        "X whose arms stop short": (x_mark(x1 - 0.06), []),
+        "two strokes from either end, not meeting": (
+            [
+                np.array([[x0 - 0.03, cy - 0.03], [mid - 0.03, cy]]),
+                np.array([[x1 + 0.03, cy + 0.03], [mid + 0.03, cy]]),
+            ],
+            [],
+        ),
+        "check": ([np.array([[x0 - 0.02, cy - 0.01], [x0 + 0.3 * (x1 - x0), cy + 0.03], [x1 + 0.03, cy - 0.035]])], []),
+    }
+
+
+def test_a_mark_that_nearly_joins_the_arrow_goes_to_a_person():
+    """31 KAR 6:030 Section 2(1)(a): a vote is made by "connecting the arrow next to the candidate's
+    name". Ink joining tail to head is a vote; a mark that nearly joins but leaves an opening has not
+    connected the arrow, and goes to a person (the hand count, Section 3(1), may still find intent)."""
+    from tabulate.ballots._ink import lay_ink, rasterize
+    from tabulate.detect.register import register_page
+
+    blank = _sheet({}).pages[0]
+    affine = register_page(blank, 8.5, 14.0).affine
+    expected = {
+        "joined bar": "marked",
+        "bar 0.03 in short of the head": "marginal",
+        "X whose arms cross in the gap": "marked",
+        "X whose arms stop short": "marginal",
+        "two strokes from either end, not meeting": "marginal",
+        "check": "marked",
+    }
+    got, scores = {}, {}
+    for name, (strokes, polygons) in _near_join_cases().items():
+        img = blank.copy()
+
+        def to_image(p):  # page inches -> image inches (rasterize works in inches at DPI)
+            return np.column_stack([p, np.ones(len(p))]) @ affine.T / DPI
+
+        patch = rasterize(
+            img.shape,
+            DPI,
+            strokes=[to_image(s) for s in strokes],
+            polygons=[to_image(p) for p in polygons],
+            width_in=0.02,
+        )
+        lay_ink(img, patch, BLACK, np.random.default_rng(3), dpi=DPI)
+        t = next(t for t in read_image(ARROWS, img).targets if (t.contest_id, t.option_id) == ROW)
+        got[name], scores[name] = t.scan, t.score
+    assert got == expected, scores
+    assert scores["bar 0.03 in short of the head"] < DEFAULT_SETTINGS.arrow_joined <= scores["joined bar"]
+
+
+def test_the_gap_score_is_the_widest_connected_piece_in_kernel_and_twin():
+    """Two strokes from either end that cover every column between them but do not meet span half
+    the gap each; the numba kernel and its numpy twin agree, with and without a streak."""
+    from tabulate.ballots._ink import lay_ink, rasterize
+    from tabulate.detect.register import register_page
+    from tabulate.detect.template import page_template
+    from tabulate.kernels import offsets_by_distance, reference, score_targets
+
+    b = WHERE[ROW][1].bounds
+    x0, x1, cy = b.x, b.right, b.y + b.h / 2
+    img = _sheet({}).pages[0].copy()
+    reg = register_page(img, 8.5, 14.0)
+    # Overlapping in columns (0.4-0.6 of the gap), 0.04 in apart in rows: not one piece of ink.
+    strokes = [np.array([[x0 - 0.02, cy - 0.03], [x0 + 0.6 * (x1 - x0), cy - 0.03]]),
+               np.array([[x0 + 0.4 * (x1 - x0), cy + 0.03], [x1 + 0.02, cy + 0.03]])]  # fmt: skip
+    to_image = lambda p: np.column_stack([p, np.ones(len(p))]) @ reg.affine.T / DPI
+    lay_ink(
+        img,
+        rasterize(img.shape, DPI, strokes=[to_image(s) for s in strokes], width_in=0.016),
+        BLACK,
+        np.random.default_rng(1),
+        dpi=DPI,
+    )
+    tpl = page_template(ARROWS, "1", 1, DPI)
+    i = next(n for n, t in enumerate(tpl.targets) if (t.contest_id, t.option_id) == ROW)
+    kw = dict(split=0.25, residue=0.08, min_hits=2, paper=reg.paper, ink=reg.ink, offsets=offsets_by_distance(2))
+    for skip in (None, np.isin(np.arange(img.shape[1]), [int(reg.affine[0, 0] * (x0 + x1) / 2 + reg.affine[0, 2])])):
+        fast = score_targets(img, reg.affine, tpl.points, skip_cols=skip, **kw)
+        slow = reference.score_targets(img, reg.affine, tpl.points, skip_cols=skip, **kw)
+        np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-12)
+        assert 0.5 <= fast[i, F["score"]] < 0.75, fast[i, F["score"]]
+        assert fast[i, F["dark"]] > 0  # the ink is there; it is the joining that is missing
+
+
+def test_a_loop_round_the_whole_arrow_is_circled_not_connected():
+    """31 KAR 6:030 Section 3(1)(b): "The oval, box, or space next to the candidate's name or the
+    question choice is circled" is a vote when counted by hand; the loop does not connect the arrow
+    (Section 2(1)(a)), so the scanner does not count it and a person decides."""
+    k = ARROW_MARK_KINDS["circle"]
+    assert (k.scan, k.hand, k.needs_review) == ("unmarked", "vote", True)
+    assert "§2(1)(a) not connected" in k.clause and "§3(1)(b)" in k.clause
+    for seed in range(8):
+        page, b = _drawn("circle", seed)
+        cy = int((b.y + b.h / 2) * DPI)
+        gap = page[int(b.y * DPI) : int(np.ceil(b.bottom * DPI)), int(b.x * DPI) : int(b.right * DPI)]
+        assert (gap > 235).all(), seed  # nothing drawn across the gap
+        left = int((b.x - 0.12 - 0.04) * DPI)  # outside the printed tail and head
+        right = int((b.right + 0.12 + 0.04) * DPI)
+        assert (page[cy - 40 : cy + 40, :left] < 128).any() and (page[cy - 40 : cy + 40, right:] < 128).any(), seed
+        assert (page[cy - 32 : cy - 18, left:right] < 128).any() and (page[cy + 18 : cy + 32, left:right] < 128).any()
+    sheet = _sheet({ROW: "circle"})
+    t = next(t for t in read_image(ARROWS, sheet.pages[0]).targets if (t.contest_id, t.option_id) == ROW)
+    assert (t.scan, t.hand) == ("unmarked", "marked") and "6:030 s3(1)(b) circled" in t.hand_clauses

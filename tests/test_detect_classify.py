@@ -44,3 +44,16 @@ def test_faint_residue_above_the_page_noise_goes_to_a_person():
     assert scan_class(faint, TH, S, floor=0.0) == "marginal"  # a clean page: stands out
     assert scan_class(faint, TH, S, floor=0.015) == "unmarked"  # a noisy scan: within its noise
     assert scan_class(row(score=0.005), TH, S, floor=0.0) == "unmarked"
+
+
+def test_an_x_on_a_small_box_goes_to_a_person_when_two_arms_or_none_are_seen():
+    """31 KAR 6:030 Section 3(1)(e) counts an X by hand; Section 2(1)(a) asks the scanner for a box
+    *filled in*. A box's printed frame is left out of the band round it, so an X's four arms often
+    show as two crossings or none (arrows benchmark: X on the question boxes, dark 0.5-0.65, read
+    marked); its thin strokes' soft edges leave light residue a fill does not."""
+    x_two_arms = row(score=0.45, dark=0.6, erasure=0.1, deep=0.85, crossings=2)
+    assert scan_class(x_two_arms, TH, S, "box") == "marginal"
+    assert scan_class(row(score=0.45, dark=0.6, erasure=0.07, deep=0.85), TH, S, "box") == "marginal"
+    assert scan_class(row(score=0.45, dark=0.6, erasure=0.025, deep=0.85, crossings=2), TH, S, "box") == "marked"
+    assert scan_class(row(score=0.8, dark=0.95, erasure=0.1, deep=0.9, crossings=3), TH, S, "box") == "marked"
+    assert scan_class(x_two_arms, TH, S, "oval") == "marked"  # an oval's X is four crossings (`x_full`)

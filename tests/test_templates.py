@@ -244,3 +244,28 @@ def test_a_wrong_skew_from_the_print_falls_back_to_the_whole_sweep(election, tim
     r = TemplateReader(str(tmp / "set")).read_image(election, image)
     assert r.ok, r.reason
     assert abs(abs(r.skew_deg) - 2.0) < 0.1
+
+
+def test_a_ranked_fit_off_by_more_than_the_anchors_search_is_fitted_again_from_its_own_blank(
+    election, timing_set, monkeypatch
+):
+    """The ranking's shift comes from the set's mean blank; when it is off by more than the anchors'
+    search (arrows benchmark sheet 1607: a back page upside down, 2 % large, three streaks), the
+    candidate is fitted once more from its own blank before the next one: the page is not lost."""
+    import tabulate.templates.read as read_module
+    from tabulate.templates.align import Coarse
+
+    tset, tmp = timing_set
+    image = _warped_blank(tmp, tset, 1.5, 1.02, 0)
+    ranked = read_module.TemplateReader._candidates
+
+    def off_by_half_an_inch(self, small, turns, skew):
+        for q, tp, c in ranked(self, small, turns, skew):
+            warp = c.warp.copy()
+            warp[:, 2] += 5.0  # 0.5 in at the coarse fit's 10 DPI: five times the anchors' search
+            yield q, tp, Coarse(c.k, warp, c.rho)
+
+    monkeypatch.setattr(read_module.TemplateReader, "_candidates", off_by_half_an_inch)
+    r = TemplateReader(str(tmp / "set")).read_image(election, image)
+    assert r.ok, r.reason
+    assert (r.style_id, r.page) == (tset.pages[0].style_id, tset.pages[0].page)

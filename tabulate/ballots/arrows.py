@@ -12,8 +12,18 @@ and a single line across the gap are definite votes under Section 2(1)(a)
 of the head has not connected the arrow: the scanner rule is not met, while a
 person counting by hand sees the majority of the space filled (Section
 3(1)(a)), so it goes to a person. Light pencil, a dot and an erasure stay
-what they are on an oval; a loop round the target, an X by the name, a tiny
-touch and a stray are drawn and read as on an oval.
+what they are on an oval; an X by the name, a tiny touch and a stray are
+drawn and read as on an oval.
+
+A loop drawn around the whole arrow (tail, gap and head) does not connect
+it: the scanner rule of Section 2(1)(a) is not met. The hand count's
+Section 3(1)(b) counts "The oval, box, or space next to the candidate's
+name or the question choice is circled" as a vote, and the arrow is the
+space that designates the choice on an arrow ballot (as Section 3(1)(a)'s
+"majority of ... space" is read for a bar stopping short). So the two
+readings differ, as for a circled oval: the reader reads it unmarked (or
+marginal) by the scanner rule, the hand-count reading sees the ring, and a
+person decides.
 
 `mark_kind` gives the expected readings of a kind on a target shape; the
 simulator's truth (`tabulate.ballots.truth`) and the accuracy benchmarks use it.
@@ -27,7 +37,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..election.layout import TargetLayout
+from ..election.layout import ARROW_HALF_IN, TargetLayout
 from ._ink import Pen, jitter_line
 from .marks import MARK_KINDS, MarkKind
 
@@ -63,6 +73,11 @@ _ARROW_CHANGES = {
         description="one pen line across the gap from the tail to the head",
     ),
     "light_pencil": dict(description="a light, grainy pencil bar joining the tail to the head"),
+    "circle": dict(
+        scan_accepts=("unmarked", "marginal"),
+        clause="6:030 §2(1)(a) not connected, §3(1)(b) circled",
+        description="a loop drawn around the whole arrow (tail, gap and head), not across the gap",
+    ),
 }
 
 #: Every mark kind -> its expected readings when drawn on a connect-the-arrow target.
@@ -156,6 +171,22 @@ def _line_through(t: TargetLayout, pen: Pen, rng: np.random.Generator) -> Shape:
     return [jitter_line(p0, p1, rng, 0.004)], [], pen
 
 
+def _loop(t: TargetLayout, pen: Pen, rng: np.random.Generator) -> Shape:
+    """A loop around the whole arrow, clear of the tail, the head and the gap: circling it, not joining it.
+
+    Its ends overlap a little, as a hand's loop does; it stays in the option's row (at most 0.14 in
+    above and below the shaft) and clears the printed halves (`ARROW_HALF_IN` or a little longer).
+    """
+    x0, x1, cy, _hb = _gap(t)
+    a = (x1 - x0) / 2 + ARROW_HALF_IN + rng.uniform(0.05, 0.09)
+    b = rng.uniform(0.10, 0.14)
+    start = rng.uniform(0, 2 * np.pi)
+    th = start + np.linspace(0, 2 * np.pi + rng.uniform(0.15, 0.6), 64)
+    wob = 1 + np.convolve(rng.normal(0, 0.03, 64 + 8), np.ones(9) / 9, mode="valid")
+    cx = (x0 + x1) / 2
+    return [np.column_stack([cx + a * wob * np.cos(th), cy + b * wob * np.sin(th)])], [], pen
+
+
 #: The kinds drawn differently on an arrow; the others are drawn as on any target (`tabulate.ballots.marks`).
 ARROW_DRAW: Mapping[str, Callable[[TargetLayout, Pen, np.random.Generator], Shape]] = MappingProxyType(
     {
@@ -165,5 +196,6 @@ ARROW_DRAW: Mapping[str, Callable[[TargetLayout, Pen, np.random.Generator], Shap
         "x_mark": _x_mark,
         "check": _check,
         "line_through": _line_through,
+        "circle": _loop,
     }
 )

@@ -70,9 +70,10 @@ def scan_class(
         return arrow_class(f, thresholds, settings, floor)
     if score >= thresholds.definite:
         # A small box's X (strokes across its corners) covers more of it than an oval's; its sides
-        # cut the strokes into fewer separate crossings (see ReadSettings.box_x_full).
+        # cut the strokes into fewer separate crossings, and its thin strokes' soft edges leave light
+        # residue a fill does not (see ReadSettings.box_x_full).
         x_mark = (
-            f[F["crossings"]] >= 3 and dark < settings.box_x_full
+            (f[F["crossings"]] >= 3 or f[F["erasure"]] >= settings.box_x_residue) and dark < settings.box_x_full
             if shape == "box"
             else f[F["crossings"]] >= 4 and dark < settings.x_full
         )
@@ -89,21 +90,30 @@ def arrow_class(f: Sequence[float], thresholds: Thresholds, settings: ReadSettin
     """The scanner reading of a connect-the-arrow target.
 
     31 KAR 6:030 Section 2(1)(a): a vote is made by "connecting the arrow next
-    to the candidate's name". The score is the fraction of the gap's columns
-    holding ink: the arrow is connected, whatever the stroke's shape (a bar, a
-    line, an X or a check across the gap), once ``settings.arrow_joined`` of
-    the gap is bridged; with light ink (a light pencil, or what an eraser
-    left, Section 3(3)(a)) it is marginal, as on an oval. Less than that,
-    from ``thresholds.marginal`` up, is a gap partly bridged: marginal. Below
-    it, light residue over ``settings.arrow_erased`` of the gap, or a gap
-    whose darkest tenth (feature ``deep``) stands ``settings.arrow_residue``
-    above the page's arrows' level ``floor`` (`arrow_floor`; not tested when
-    None), is marginal too: a faint erasure or pencil stroke a person should see.
+    to the candidate's name". The score is the share of the gap's columns
+    (from the printed tail to the printed head, `ARROW_END_MARGIN_IN` clear
+    of each) spanned by the widest *connected* piece of ink in the gap
+    (`tabulate.kernels` ``_widest_span``): ink that joins tail to head,
+    whatever the stroke's shape (a bar, a line, an X or a check across the
+    gap), spans it all. A mark that nearly joins but leaves an opening (a bar
+    stopping 0.03 in short of the head, an X whose arms stop short, two
+    strokes from either end that do not meet) spans less: it has not
+    connected the arrow, and whether it shows the voter's intent (Section
+    3(1)(a), (e)) is for a person to decide. So ``settings.arrow_joined`` of
+    the gap spanned is marked, or marginal with light ink (a light pencil, or
+    what an eraser left, Section 3(3)(a)), as on an oval; less, from
+    ``thresholds.marginal`` and ``settings.arrow_partial`` up, is marginal
+    (a shorter piece is the blur of a printed half, or a touch). Below it,
+    light residue over
+    ``settings.arrow_erased`` of the gap, or a gap whose darkest tenth
+    (feature ``deep``) stands ``settings.arrow_residue`` above the page's
+    arrows' level ``floor`` (`arrow_floor`; not tested when None), is
+    marginal too: a faint erasure or pencil stroke a person should see.
     """
     score, deep = f[F["score"]], f[F["deep"]]
     if score >= settings.arrow_joined:
         return "marked" if deep >= settings.light_ink else "marginal"
-    if score >= thresholds.marginal or f[F["erasure"]] >= settings.arrow_erased:
+    if score >= max(thresholds.marginal, settings.arrow_partial) or f[F["erasure"]] >= settings.arrow_erased:
         return "marginal"
     if floor is not None and deep >= floor + settings.arrow_residue:
         return "marginal"
@@ -129,6 +139,7 @@ def hand_classes(
     kinds: list[str],
     thresholds: Thresholds,
     settings: ReadSettings,
+    shapes: Sequence[str] | None = None,
 ) -> list[tuple[str, tuple[str, ...]]]:
     """The hand-count reading of every target of a page: (class, clauses that decided it).
 
@@ -144,9 +155,13 @@ def hand_classes(
 
     Section 3(3)(a): a pencil mark the voter erased is not a mark. A clause
     that is only partly met (a light fill between the thresholds, a partial
-    ring, a little ink beside the name) makes the target marginal.
+    ring, a little ink beside the name) makes the target marginal. On a
+    connect-the-arrow target (``shapes``) a piece of ink spanning less than
+    ``settings.arrow_partial`` of the gap is no partial evidence, as for
+    `arrow_class`.
     """
     lines = [_line_through(f, settings) for f in features]
+    partial = max(thresholds.marginal, settings.arrow_partial)
     out = []
     for t, f in enumerate(features):
         score, dark, ring = f[F["score"]], f[F["dark"]], f[F["ring"]]
@@ -166,7 +181,7 @@ def hand_classes(
         if clauses:
             out.append(("marked", tuple(clauses)))
         elif (
-            score >= thresholds.marginal
+            score >= (partial if shapes is not None and shapes[t] == "arrow" else thresholds.marginal)
             or ring >= settings.circled / 2
             or beside >= 0.75 * settings.beside_name
             or lines[t]

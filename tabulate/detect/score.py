@@ -97,7 +97,9 @@ def score_page(
     # The median in plain Python: np.median's overhead on a page's ~40 values was ~2 % of a G4 sheet.
     faint = len(targets) > 0 and _median(sorted(f[F["match"]] for f in rows)) < settings.min_match
     th = thresholds or election.thresholds
-    hands = hand_classes(rows, [t.contest_id for t in targets], [t.kind for t in targets], th, settings)
+    hands = hand_classes(
+        rows, [t.contest_id for t in targets], [t.kind for t in targets], th, settings, [t.shape for t in targets]
+    )
     floors = _floors(rows, [t.shape for t in targets], th, settings)
     readings = []
     for t, f, (hand, clauses) in zip(targets, rows, hands):

@@ -6,6 +6,7 @@ Each function takes the same arguments as its public kernel wrapper in
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from .points import FEATURES, TargetPoints
@@ -68,6 +69,21 @@ def local_paper(values: np.ndarray, weights: np.ndarray, paper: float, split_v: 
     return float(light.mean())
 
 
+def _widest_span(dark: np.ndarray, col: np.ndarray, read: np.ndarray, min_hits: int) -> int:
+    """Reference for the kernel's ``_widest_span``: the widest 8-connected piece of the gap grid's dark
+    points (columns read whole only, so a streak's columns join the ink either side), in read columns."""
+    ncols = len(read)
+    if len(dark) % ncols:  # not a grid: the inked columns, as if joined
+        hits = np.bincount(col[dark], minlength=ncols)
+        return int(np.count_nonzero((hits >= min_hits) & read))
+    grid = dark.reshape(-1, ncols)[:, read].astype(np.uint8)
+    if grid.size == 0:
+        return 0
+    n, _labels, stats, _c = cv2.connectedComponentsWithStats(grid, connectivity=8)  # type: ignore[call-overload]
+    pieces = [int(stats[j, cv2.CC_STAT_WIDTH]) for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= min_hits]
+    return max(pieces, default=0)
+
+
 def score_targets(
     image: np.ndarray,
     affine: np.ndarray,
@@ -119,11 +135,14 @@ def score_targets(
             dark = v < split_v
             ncols = int(points.interior_ncols[t])
             if ncols > 0:
-                hits = np.bincount(points.interior_col[i][dark], minlength=ncols)
-                # Columns a streak hid (every point skipped) are left out, not counted open.
+                # Columns a streak hid any point of are left out, not counted open.
                 seen = sample_nearest(image, affine, points.interior_xy[i], dc, dr, paper=-1.0, skip_cols=skip) >= 0
-                read = np.bincount(points.interior_col[i][seen], minlength=ncols)
-                out[t, 0] = np.count_nonzero(hits >= min_hits) / max(1, int(np.count_nonzero(read)))
+                col = points.interior_col[i]
+                read = (np.bincount(col[seen], minlength=ncols) == np.bincount(col, minlength=ncols)) & (
+                    np.bincount(col, minlength=ncols) > 0
+                )
+                span = _widest_span(dark & seen, points.interior_col[i], read, min_hits)
+                out[t, 0] = span / max(1, int(np.count_nonzero(read)))
             else:
                 out[t, 0] = darkness(v, lp, ink).mean()
             out[t, 1] = dark.mean()
