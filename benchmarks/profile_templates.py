@@ -41,7 +41,7 @@ STAGES = (
     ("coarse fit (phase corr.)", ("coarse",)),
     ("rank templates (10 DPI)", ("ncc",)),
     ("anchors (kernel) + fit", ("refine",)),
-    ("levels, scale, skew check", ("_registration",)),
+    ("levels, scale, skew check", ("place_page",)),
     ("code after the fit", ("read_code",)),
     ("match blanks (50 DPI)", ("page_frame", "closer_share")),
     ("streaks", ("streak_columns",)),

@@ -156,7 +156,7 @@ def test_page_told_from_a_close_template_by_what_differs_under_a_rough_scan():
     apart by matching (its code scratched out), and a page showing neither name must not."""
     import cv2
 
-    from tabulate.templates.read import _differs_toward
+    from tabulate.templates.likeness import differs_toward as _differs_toward
 
     rng = np.random.default_rng(8)
     a = np.zeros((120, 100), np.float32)

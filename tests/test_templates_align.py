@@ -70,7 +70,7 @@ def test_a_fit_that_puts_the_template_paper_off_the_image_is_refused():
     style-1 back page 3 in lower with a tiny residual; the sheet was then refused ``pages_disagree``.
     """
     from tabulate.detect.errors import ReadError
-    from tabulate.templates.read import _check_on_image
+    from tabulate.templates.placement import check_on_image as _check_on_image
 
     dpi, shape = 200.0, (2880, 1780)  # legal paper at 200 DPI, a small border
     on_page = np.array([[dpi, 0.0, 20.0], [0.0, dpi, 40.0]])

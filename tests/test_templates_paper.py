@@ -11,7 +11,7 @@ from tabulate.detect.settings import DEFAULT_SETTINGS
 from tabulate.election.model import Thresholds
 from tabulate.kernels import FEATURES, F
 from tabulate.templates.creases import crease_rows
-from tabulate.templates.read import _columns_upright
+from tabulate.templates.placement import columns_upright as _columns_upright
 
 DPI = 100.0
 TH = Thresholds(0.035, 0.18)

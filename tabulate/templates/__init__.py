@@ -11,7 +11,8 @@ detection itself never imports this package.
 
 from .importer import PageMap, import_templates, read_map
 from .model import JOURNAL_KIND, TemplateError, TemplatePage, TemplateSet, load_set
-from .read import TemplateReader, blank_scores
+from .placement import blank_scores
+from .read import TemplateReader
 from .recorded import recorded_sets, style_pages
 
 __all__ = [

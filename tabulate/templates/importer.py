@@ -325,10 +325,10 @@ def import_templates(
 ) -> TemplateSet:
     """Import blank pages into a template set folder ``out``; `TemplateError` (one line) on any problem.
 
-    Every blank target is scored as a scanned page's would be (`tabulate.templates.read.blank_scores`);
+    Every blank target is scored as a scanned page's would be (`tabulate.templates.placement.blank_scores`);
     the set's blank level is their maximum and its marginal threshold is kept above it.
     """
-    from .read import blank_scores
+    from .placement import blank_scores
 
     maps, patterns = read_map(map_path)
     blanks = load_blanks(paths)

@@ -21,14 +21,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from ..detect.errors import ReadError
-from ..detect.read import STYLE_FROM_OTHER_SIDE
 from ..detect.reading import PageReading
 from ..detect.register import Registration, image_dpi
 from ..detect.score import page_features, score_page
@@ -60,10 +58,11 @@ from .align import (
 )
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
+from .likeness import TWIN_FLAG, as_blank, bare_as, differs_toward, same_targets
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
-from .pages import PreparedPage, prepared, scoring_template
-from .spread import measure_spread
+from .pages import prepared, scoring_template
+from .placement import columns_upright, place_page
 
 #: Matching: the winner's ECC correlation must reach MIN_MATCH and beat the runner-up by MATCH_MARGIN.
 MIN_MATCH = 0.5
@@ -75,8 +74,6 @@ MIN_DIFF_CORRELATION = 0.3
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
 FIT_TRIES = 3
-SCALE_RANGE = (0.95, 1.05)
-MAX_SKEW_DEG = 5.0
 
 
 @lru_cache(maxsize=8)
@@ -139,7 +136,7 @@ class TemplateReader:
                 precinct_id=tp.precinct_id,
                 page=tp.page,
             )
-            upright, scoring_reg = _columns_upright(image, reg)
+            upright, scoring_reg = columns_upright(image, reg)
             streaks = streak_columns(upright, reg.dpi, reg.paper, reg.ink)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
             slack = settings.search_in
@@ -271,7 +268,7 @@ class TemplateReader:
                 return named, self._refit(image, fine8, dpi, named, reg, k, paper), False
         # By matching: the page in its own frame against every blank (one dot product each, the
         # blanks' unit vectors made once); the winner must be clear.
-        frame = _as_blank(page_frame(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in), reg)
+        frame = as_blank(page_frame(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in), reg)
         f = frame.ravel()
         mean, std = cv2.meanStdDev(frame)
         norm = float(std[0, 0]) * math.sqrt(f.size)  # |f - mean f|; the blanks' unit vectors sum to 0
@@ -286,7 +283,7 @@ class TemplateReader:
         best, win = scores[0]
         # A bare page's correlation with a bare blank is mostly the scan's grain: it need not reach
         # MIN_MATCH when neither has anything to score.
-        bare = not win.layout.targets and _bare_as(fine8, paper, prepared(self.tset, win).blank)
+        bare = not win.layout.targets and bare_as(fine8, paper, prepared(self.tset, win).blank)
         if best < MIN_MATCH and not bare:
             raise ReadError(
                 "no_template_match",
@@ -303,7 +300,7 @@ class TemplateReader:
             # Close overall: compare only where the two blanks differ (a contest, a name).
             a, b = prepared(self.tset, win).match, prepared(self.tset, other).match
             share = closer_share(frame, a, b)
-            if share < MIN_CLOSER and _differs_toward(frame, a, b) < MIN_DIFF_CORRELATION:
+            if share < MIN_CLOSER and differs_toward(frame, a, b) < MIN_DIFF_CORRELATION:
                 raise ReadError(
                     "template_ambiguous",
                     f"the page matches {win.key} and {other.key} about equally "
@@ -319,7 +316,7 @@ class TemplateReader:
         failure: ReadError | None = None
         cands = by_code or self._candidates(small, turns, skew)
         bare = [p for p in self.tset.pages if not p.layout.targets]
-        if not by_code and bare and _bare_as(levels[0], paper, prepared(self.tset, bare[0]).blank):
+        if not by_code and bare and bare_as(levels[0], paper, prepared(self.tset, bare[0]).blank):
             # A bare page (a back left blank) correlates with little: the bare templates first, one per turn
             # (they are printed alike; matching then picks among them).
             ranked = sorted(cands, key=lambda x: bool(x[1].layout.targets))
@@ -358,7 +355,7 @@ class TemplateReader:
                 f"the page does not fit template {tp.key} (RMS residual "
                 f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)",
             )
-        return _registration(image, affine, dpi, rms, k, prepared(self.tset, tp), n, paper)
+        return place_page(image, affine, dpi, rms, k, prepared(self.tset, tp), n, paper)
 
     def _register(
         self,
@@ -386,13 +383,13 @@ class TemplateReader:
             affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
         if math.isfinite(rms) and rms > 0.003:  # the first fit was off: once more from the better one
             affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
-        if not math.isfinite(rms) and not tp.layout.targets and _bare_as(fine, paper, prepared(self.tset, tp).blank):
+        if not math.isfinite(rms) and not tp.layout.targets and bare_as(fine, paper, prepared(self.tset, tp).blank):
             # A page with nothing to score (a back the vendor left blank) prints too little to anchor a
             # fit, or to fit coarsely; where it lies does not matter, as long as the scan is as bare as
             # the blank (a page of contests taken for it would lose its votes): the page as fed, centred.
             # Its residual is recorded as the limit.
             affine = nominal(image.shape, c.k, dpi, tp.layout.width_in, tp.layout.height_in)
-            return _registration(image, affine, dpi, MAX_RESIDUAL_IN, c.k, prepared(self.tset, tp), n, paper)
+            return place_page(image, affine, dpi, MAX_RESIDUAL_IN, c.k, prepared(self.tset, tp), n, paper)
         if not math.isfinite(rms) or rms > MAX_RESIDUAL_IN:
             raise ReadError(
                 "registration_residual",
@@ -403,176 +400,4 @@ class TemplateReader:
                     else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"
                 ),
             )
-        return _registration(image, affine, dpi, rms, c.k, prepared(self.tset, tp), n, paper)
-
-
-#: A page reading's flag: identified by matching among templates printed alike (`same_targets`).
-TWIN_FLAG = STYLE_FROM_OTHER_SIDE
-#: Targets of two templates this close (inches) are at the same place.
-SAME_PLACE_IN = 0.03
-
-
-def same_targets(a: TemplatePage, b: TemplatePage) -> bool:
-    """Whether two template pages have the same contests' options at the same places (or both none)."""
-    ta = sorted(a.layout.targets, key=lambda t: (t.contest_id, t.option_id))
-    tb = sorted(b.layout.targets, key=lambda t: (t.contest_id, t.option_id))
-    return len(ta) == len(tb) and all(
-        (x.contest_id, x.option_id) == (y.contest_id, y.option_id)
-        and abs(x.bounds.x - y.bounds.x) < SAME_PLACE_IN
-        and abs(x.bounds.y - y.bounds.y) < SAME_PLACE_IN
-        for x, y in zip(ta, tb)
-    )
-
-
-#: A page taken for a template with no targets may print at most this share of its area more than the blank.
-BARE_EXTRA = 0.01
-
-
-def _bare_as(fine: np.ndarray, paper: float, blank: np.ndarray) -> bool:
-    """Whether a scanned page (``uint8`` at `FINE_DPI`, paper level ``paper``) carries hardly more print
-    than a blank page (its own resolution, paper 255): the share of pixels 80 levels darker than paper."""
-    page = float(np.count_nonzero(fine < paper - 80)) / fine.size
-    printed = float(np.count_nonzero(blank < 175)) / blank.size
-    return page <= 2 * printed + BARE_EXTRA
-
-
-def _differs_toward(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: float = 80.0) -> float:
-    """On the pixels where blanks ``a`` and ``b`` differ (a contest, a name), the page's correlation with
-    ``a`` less its correlation with ``b`` (-2..2; 0 when they nowhere differ).
-
-    Pixel by pixel "nearer" (`closer_share`) is diluted by a rough scan's blur and grain at the edges of
-    thin text; the correlation over the same pixels follows the whole shape of what differs.
-    """
-    where = np.abs(a - b) >= min_diff
-    if np.count_nonzero(where) < 10:
-        return 0.0
-    return ncc(frame[where], a[where]) - ncc(frame[where], b[where])
-
-
-def _as_blank(frame: np.ndarray, reg: Registration) -> np.ndarray:
-    """The page's frame (ink bright) put on the blanks' levels: its paper at 0, its print at 255.
-
-    A rough scan's grey paper and faint print would otherwise be "nearer" the blank whose print is
-    absent (or present) everywhere the two templates differ, whatever the page shows (`closer_share`).
-    """
-    paper, ink = 255.0 - reg.paper, 255.0 - reg.ink
-    if ink - paper < 30:
-        return frame
-    return np.clip((frame - paper) * (255.0 / (ink - paper)), 0.0, 255.0).astype(np.float32)
-
-
-def _registration(
-    image: np.ndarray,
-    affine: np.ndarray,
-    dpi: float,
-    rms_in: float,
-    k: int,
-    prep: PreparedPage,
-    anchors_n: int,
-    paper: float | None = None,
-) -> Registration:
-    """The page's `Registration`: scale and skew checked, paper and ink levels, and how far its print
-    spreads past the blank's (`tabulate.templates.spread`)."""
-    core_ink = prep.core_ink
-    sx = math.hypot(affine[0, 0], affine[1, 0])
-    sy = math.hypot(affine[0, 1], affine[1, 1])
-    scale = (sx / dpi, sy / dpi)
-    if not all(SCALE_RANGE[0] <= s <= SCALE_RANGE[1] for s in scale):
-        raise ReadError(
-            "scale_out_of_range",
-            f"the printed page is {scale[0]:.1%} x {scale[1]:.1%} of the template's "
-            f"size (allowed {SCALE_RANGE[0]:.0%}-{SCALE_RANGE[1]:.0%})",
-        )
-    rotation = (90 * k) % 360
-    angle = math.degrees(math.atan2(affine[1, 0], affine[0, 0]))
-    skew = (angle - rotation + 180.0) % 360.0 - 180.0
-    if abs(skew) > MAX_SKEW_DEG:
-        raise ReadError("skew_out_of_range", f"the page is skewed {skew:.1f} deg (limit {MAX_SKEW_DEG:g} deg)")
-    _check_on_image(image.shape, affine, dpi, prep.page.layout.width_in, prep.page.layout.height_in)
-    step = max(1, int(dpi / 50))
-    paper = paper if paper is not None else level(np.ascontiguousarray(image[::step, ::step]), 0.75)
-    if len(core_ink):
-        px = core_ink @ affine[:, :2].T + affine[:, 2]
-        c = np.clip(px[:, 0].astype(int), 0, image.shape[1] - 1)
-        r = np.clip(px[:, 1].astype(int), 0, image.shape[0] - 1)
-        ink = _quartile(image[r, c])  # the blur lightens thin print's middle: take the darker
-    else:
-        ink = level(np.ascontiguousarray(image[::step, ::step]), 0.01)
-    if not paper - ink > 30:
-        ink = max(0.0, paper - 120.0)  # print hardly seen: fall back to a nominal contrast
-    # Print reaches past the blank's by the scan's own spread, and may sit up to the fit's residual
-    # off where the fit puts it: both are kept clear of in the marking and write-in areas.
-    spread = measure_spread(image, affine, prep.band_xy, prep.band, prep.page.dpi, paper, ink, runs=prep.band_run)
-    spread += rms_in * dpi * (scale[0] + scale[1]) / 2
-    return Registration(np.ascontiguousarray(affine), rotation, skew, scale, dpi, rms_in, paper, ink, spread, ())
-
-
-def _quartile(v: np.ndarray) -> float:
-    """``np.percentile(v, 25)`` (linear interpolation) by one partial sort: a tenth of numpy's overhead."""
-    pos = 0.25 * (len(v) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(v) - 1)
-    part = np.partition(v, (lo, hi)).astype(np.float64)
-    return float(part[lo] + (part[hi] - part[lo]) * (pos - lo))
-
-
-#: How far (inches) a corner of the template's paper may fall outside the scanned image.
-OFF_IMAGE_IN = 0.5
-
-
-def _check_on_image(shape: tuple[int, ...], affine: np.ndarray, dpi: float, w_in: float, h_in: float) -> None:
-    """Refuse a fit that puts the template's paper off the scanned image.
-
-    A scanner images the whole sheet, so every corner of the page lies in the image (up to a margin
-    for skew, scale and a trimmed border). A fit that slides a template inches along the page, its
-    rules and boxes landing on a *different* template's print lower down, can leave a tiny residual
-    on the anchors it finds; the page's corners show it is the wrong page (found on the arrows
-    family: style 2's back page fitted to style 1's, 3 in lower).
-    """
-    corners = np.array([[0.0, 0.0], [w_in, 0.0], [0.0, h_in], [w_in, h_in]]) @ affine[:, :2].T + affine[:, 2]
-    rows, cols = shape[:2]
-    m = OFF_IMAGE_IN * dpi
-    off = np.maximum.reduce(
-        [-m - corners[:, 0], corners[:, 0] - cols - m, -m - corners[:, 1], corners[:, 1] - rows - m]
-    )
-    worst = float(off.max())
-    if worst > 0:
-        raise ReadError(
-            "registration_residual",
-            f"the fit puts the template's paper {worst / dpi + OFF_IMAGE_IN:.1f} in off the scanned image",
-        )
-
-
-def blank_scores(election: Election, tset: TemplateSet, tp: TemplatePage, blank: np.ndarray) -> list[float]:
-    """Every target's fill score on the page's own blank (its printed outline must score as paper)."""
-    affine = np.array([[tp.dpi, 0.0, 0.0], [0.0, tp.dpi, 0.0]])
-    reg = _registration(blank, affine, tp.dpi, 0.0, 0, prepared(tset, tp), 0)
-    tpl = scoring_template(tset, tp, dpi_class(tp.dpi))
-    targets, _flags = score_page(
-        election,
-        blank,
-        reg,
-        tp.style_id,
-        tp.page,
-        DEFAULT_SETTINGS,
-        tpl=tpl,
-        thresholds=Thresholds(tset.marginal, tset.definite),
-    )
-    return [t.score for t in targets]
-
-
-def _columns_upright(image: np.ndarray, reg: Registration) -> tuple[np.ndarray, Registration]:
-    """The image a quarter turn round when the page was fed sideways, with its transform to match.
-
-    A scanner's streak runs along the feed: down the image's columns on a page
-    fed upright, along its rows on one fed sideways. Streaks are found and
-    skipped by column (`tabulate.detect.streaks`), so a sideways page is
-    scored turned, its page's x running along the image's columns again.
-    """
-    a = reg.affine
-    if abs(a[0, 0]) >= abs(a[0, 1]):
-        return image, reg
-    # np.rot90 (k=1): new column = old row, new row = (width - 1) - old column.
-    w = image.shape[1]
-    turned = np.array([a[1], [-a[0, 0], -a[0, 1], (w - 1) - a[0, 2]]], dtype=np.float64)
-    return np.ascontiguousarray(np.rot90(image)), replace(reg, affine=turned)
+        return place_page(image, affine, dpi, rms, c.k, prepared(self.tset, tp), n, paper)
