@@ -67,6 +67,21 @@ def page_to_image(image_truth: dict, turns: int, shape: tuple[int, int]) -> np.n
     return m
 
 
+def ink_inside(img: np.ndarray, m: np.ndarray, target, skip_columns: np.ndarray | None = None) -> bool:
+    """Whether a bitonal image keeps ink inside a target, sampled through the page-to-image map ``m``
+    (columns marked in ``skip_columns`` left out)."""
+    (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
+    u, v = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
+    inside = u**2 + v**2 <= 1.0
+    pts = np.column_stack([cx + a * u[inside], cy + b * v[inside], np.ones(inside.sum())]) @ m.T
+    c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
+    r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
+    dark = img[r, c] < 128
+    if skip_columns is not None:
+        dark &= ~skip_columns[c]
+    return bool(dark.sum() >= 2)
+
+
 def _seen(img, image_truth, target, bitonal: bool, turns: int) -> bool:
     """Whether ink is left inside a target of a bitonal page (by the simulator's own transform), not
     counting a scanner streak's columns (the reader skips those: they are dust, not the voter's ink)."""
@@ -74,16 +89,10 @@ def _seen(img, image_truth, target, bitonal: bool, turns: int) -> bool:
         return True
     img = np.rot90(img, -turns)  # the image as scanned, before the feed's quarter turns
     m = np.array(image_truth["transform"]["page_to_image"], dtype=float)
-    (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
-    u, v = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
-    inside = u**2 + v**2 <= 1.0
-    pts = np.column_stack([cx + a * u[inside], cy + b * v[inside], np.ones(inside.sum())]) @ m.T
-    c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
-    r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
     streak = np.zeros(img.shape[1] + 2, bool)
     for col, width, _delta in image_truth["transform"].get("streaks", ()):
         streak[max(0, col - 1) : col + width + 1] = True
-    return bool(((img[r, c] < 128) & ~streak[c]).sum() >= 2)
+    return ink_inside(img, m, target, streak)
 
 
 def read_one(args: tuple) -> dict:

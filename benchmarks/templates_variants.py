@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from accuracy import Accuracy  # noqa: E402
-from templates_accuracy import SAMPLE, family_election, page_to_image  # noqa: E402
+from templates_accuracy import SAMPLE, family_election, ink_inside, page_to_image  # noqa: E402
 
 from tabulate.ballots.vendor import DESIGNS, PaperEffects, VendorLayoutError, simulate_vendor_sheet  # noqa: E402
 from tabulate.ballots.vendor.design import design_variant  # noqa: E402
@@ -188,17 +188,6 @@ def _init(name: str, folder: str) -> None:
     _STATE.update(variant=v, election=variant_election(v), reader=TemplateReader(folder))
 
 
-def _seen(img: np.ndarray, m: np.ndarray, target) -> bool:
-    """Whether ink is left inside a target (in a bitonal image), by the simulator's and the variant's maps."""
-    (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
-    u, w = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
-    inside = u**2 + w**2 <= 1.0
-    pts = np.column_stack([cx + a * u[inside], cy + b * w[inside], np.ones(inside.sum())]) @ m.T
-    c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
-    r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
-    return bool((img[r, c] < 128).sum() >= 2)
-
-
 def read_one(k: int, seed: int = 2026) -> dict:
     v, e, reader = _STATE["variant"], _STATE["election"], _STATE["reader"]
     population = ("stress", "realistic")[k % 2]
@@ -224,7 +213,7 @@ def read_one(k: int, seed: int = 2026) -> dict:
         for t in p.targets:
             x = tt.get((t.contest_id, t.option_id))
             lay = where[(t.contest_id, t.option_id)]
-            seen = _seen(out[i], maps[i], lay) if bitonal[i] else True
+            seen = ink_inside(out[i], maps[i], lay) if bitonal[i] else True
             targets.append(
                 (x["kind"] if x else "none", bitonal[i], truth["pen"]["kind"], t.scan, t.hand, t.score, seen, lay.shape)
             )

@@ -162,18 +162,38 @@ def _pack_targets(targets: list[dict], pairs: tuple[tuple[str, str], ...]) -> di
     columns = {k: [index(t[k]) for t in targets] for k in keys}
     clauses = [[index(c) for c in t["hand_clauses"]] for t in targets]
     names = list(targets[0]["features"])
+    matrix = np.array([[t["score"], *t["features"].values()] for t in targets], dtype=np.float64)
+    return targets_block(strings, at if named else None, columns, clauses, names, _pack_columns(matrix))
+
+
+def targets_block(
+    strings: dict[str, int],
+    at: list | None,
+    columns: dict[str, list[int]],
+    clauses: list[list[int]],
+    names: list[str],
+    values: Any,
+) -> dict:
+    """A page's stored targets: ``strings`` every text once, ``at`` each target's place in the
+    election (None: by its ids in ``columns``), ``values`` the packed score and feature columns.
+    Both encoders build it (from the reader's document here, from the reading itself in
+    `tabulate.store.evidence_reading`), so the two write the same bytes."""
     wide = "<u1" if len(strings) <= 256 else "<u2"
     return {
-        "n": len(targets),
+        "n": len(clauses),
         "strings": list(strings),
         "index": wide,
         # A page's targets run in ballot order, so their places step by small amounts.
-        **({"targets": np.diff(np.asarray(at, dtype=np.int64), prepend=0).astype("<i2").tobytes()} if named else {}),
+        **(
+            {"targets": np.diff(np.asarray(at, dtype=np.int64), prepend=0).astype("<i2").tobytes()}
+            if at is not None
+            else {}
+        ),
         **{k: np.asarray(v, dtype=wide).tobytes() for k, v in columns.items()},
         "clauses": clauses,
         "features": 0 if tuple(names) == FEATURES_V3 else names,
         # One column per number: the score, then each feature (``features`` names them).
-        "values": _pack_columns(np.array([[t["score"], *t["features"].values()] for t in targets], dtype=np.float64)),
+        "values": values,
     }
 
 

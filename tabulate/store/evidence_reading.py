@@ -20,7 +20,18 @@ import msgpack
 import numpy as np
 
 from ..detect.reading import _EVIDENCE_FEATURES, PageReading, SheetReading
-from .evidence import _HEX64, _LEVEL, _PAGE, FEATURES_V3, MAGIC, SCALE, _pack_columns, _pairs, _scaled, encode_evidence
+from .evidence import (
+    _HEX64,
+    _LEVEL,
+    _PAGE,
+    MAGIC,
+    SCALE,
+    _pack_columns,
+    _pairs,
+    _scaled,
+    encode_evidence,
+    targets_block,
+)
 
 _NAMES = [k for k, _ in _EVIDENCE_FEATURES]
 _COLUMNS = [i for _, i in _EVIDENCE_FEATURES]
@@ -96,14 +107,4 @@ def _pack_targets(page: PageReading, pairs: tuple[tuple[str, str], ...]) -> dict
     columns["scan"] = [strings.setdefault(t.scan, len(strings)) for t in targets]
     columns["hand"] = [strings.setdefault(t.hand, len(strings)) for t in targets]
     clauses = [[strings.setdefault(c, len(strings)) for c in t.hand_clauses] for t in targets]
-    wide = "<u1" if len(strings) <= 256 else "<u2"
-    return {
-        "n": len(targets),
-        "strings": list(strings),
-        "index": wide,
-        **({"targets": np.diff(np.asarray(at, dtype=np.int64), prepend=0).astype("<i2").tobytes()} if named else {}),
-        **{k: np.asarray(v, dtype=wide).tobytes() for k, v in columns.items()},
-        "clauses": clauses,
-        "features": 0 if tuple(_NAMES) == FEATURES_V3 else list(_NAMES),
-        "values": _pack_columns(matrix),
-    }
+    return targets_block(strings, at if named else None, columns, clauses, list(_NAMES), _pack_columns(matrix))
