@@ -29,6 +29,7 @@ __all__ = [
     "offsets_by_distance",
     "refine_mark",
     "score_targets",
+    "warm",
 ]
 
 assert len(FEATURES) == N_FEATURES
