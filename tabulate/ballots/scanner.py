@@ -19,7 +19,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ._warp import blur_kernel, warp_and_blur
+from ._splat import finish, splat_darkness, to_uint8
 
 
 @dataclass(frozen=True)
@@ -214,19 +214,23 @@ def draw_scan(
     return SheetScan((front, back), (2, 1) if swapped else (1, 2))
 
 
-@lru_cache(maxsize=8)
-def _noise_pool(sd: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gaussian sensor noise, split into its positive and negative parts for saturating add/subtract.
+def blur_kernel(sigma: float) -> int:
+    """The odd Gaussian kernel size the scanner model uses for ``sigma`` (0: no blur)."""
+    return 2 * int(np.ceil(2.5 * sigma)) + 1 if sigma > 0.05 else 0
 
-    One pool per level, from a fixed seed, sliced at a random offset per page:
-    drawing fresh normals for every 200-dpi page would cost 70 ms; this costs 2.
-    """
+
+@lru_cache(maxsize=8)
+def _noise_pool(sd: int, size: int) -> np.ndarray:
+    """Gaussian sensor noise in whole gray levels (int8), from a fixed seed per level, sliced at a random offset
+    per page: drawing fresh normals for every 200-dpi page would cost 70 ms; this costs nothing."""
     z = np.random.default_rng(sd).standard_normal(size + (1 << 20), dtype=np.float32) * sd
-    return np.clip(z, 0, 255).round().astype(np.uint8), np.clip(-z, 0, 255).round().astype(np.uint8)
+    return np.clip(z, -127, 127).round().astype(np.int8)
 
 
 def _tone_map(shape: tuple[int, int], params: ScanParams) -> np.ndarray:
     """The paper's gray across the page: ``paper`` dimmed by up to ``tone``, varying smoothly."""
+    if params.tone <= 0:
+        return np.full(shape, int(params.paper + 0.5), np.uint8)
     rng = np.random.default_rng(params.tone_seed)
     grid = (1.0 - params.tone * rng.random((6, 5))).astype(np.float32)
     # Smooth at 1/8 size in float, then a cheap uint8 upscale (a full-size float resize costs 25 ms).
@@ -242,14 +246,53 @@ def to_cv_matrix(m: np.ndarray) -> np.ndarray:
     return out
 
 
+def _darkness(page: np.ndarray, params: ScanParams, m_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The page's darkness (255 - gray, uint8) as the image sees it: moved, levelled and blurred.
+
+    The levels map print black to ``black`` and keep paper at 255, which is
+    scaling darkness by ``(255 - black) / 255``: done in the splat's gain.
+    """
+    w, h = size
+    cv = to_cv_matrix(m_px)
+    dark = np.zeros((h + 4, w + 4), np.float32)
+    splat_darkness(page, cv, (255.0 - params.black) / 255.0, dark)
+    out = np.empty((h, w), np.uint8)
+    to_uint8(dark, out)
+    k = blur_kernel(params.blur_sigma_px)
+    return cv2.GaussianBlur(out, (k, k), params.blur_sigma_px) if k else out
+
+
+@lru_cache(maxsize=2)
+def _silence(size: int) -> np.ndarray:
+    """No sensor noise: a pool of zeros, so `finish` has one loop and no branch."""
+    return np.zeros(size + (1 << 20), np.int8)
+
+
+def _finish(dark: np.ndarray, params: ScanParams) -> np.ndarray:
+    """Paper tone, dust streaks and sensor noise in one pass over the image, then the bitonal threshold."""
+    h, w = dark.shape
+    streak = np.zeros(w, np.int16)
+    for col, width, delta in params.streaks:  # dust on the glass: a line down the whole feed
+        streak[col : col + width] += delta
+    noise = _noise_pool(params.noise_sd, h * w) if params.noise_sd > 0 else _silence(h * w)
+    out = np.empty((h, w), np.uint8)
+    finish(dark, _tone_map((h, w), params), streak, noise, params.noise_offset % (1 << 20), out)
+    if params.bitonal:
+        thr = params.threshold if params.threshold is not None else (params.black + params.paper) / 2
+        out = cv2.threshold(out, thr, 255, cv2.THRESH_BINARY)[1]
+    return out
+
+
 def scan_page(page: np.ndarray, params: ScanParams, *, dpi: float) -> np.ndarray:
     """One page as the scanner delivers it: uint8 (0/255 only if bitonal), `ScanParams.image_size` big.
 
     ``page`` is the page as printed and marked, at ``dpi``, one pixel per
-    1/dpi inch from the paper's top-left corner. The optics' blur is applied
-    with the transform (`warp_and_blur`, which skips blank paper), before the
-    levels and the paper's tone: the levels are affine and the tone varies over
-    inches, so the order changes a pixel by at most a grey level or so.
+    1/dpi inch from the paper's top-left corner. The page's darkness is moved
+    into the image by forward splatting (`_splat.splat_darkness`: only the
+    ~6 % of the page that is not paper costs anything), levelled, blurred by
+    the optics, then the paper's tone, dust and noise go on in one pass. The
+    tone multiplies after the blur: it varies over inches, so the order
+    changes a pixel by at most a grey level.
     """
     ph, pw = page.shape
     w, h = params.image_size(pw / dpi, ph / dpi, dpi)
@@ -257,29 +300,8 @@ def scan_page(page: np.ndarray, params: ScanParams, *, dpi: float) -> np.ndarray
     # The page image's own pixels are at dpi per inch: convert the inch matrix to a pixel one.
     m_px = m.copy()
     m_px[:, :2] /= dpi
-    k = blur_kernel(params.blur_sigma_px)
-    # Levels: print black to `black`, white (paper) stays 255; the paper tone then scales everything.
-    lut = np.clip(params.black + (255.0 - params.black) * np.arange(256) / 255.0, 0, 255).astype(np.uint8)
-    if (w, h) != (pw, ph) or not np.allclose(m_px, [[1, 0, 0], [0, 1, 0]]):
-        img = warp_and_blur(page, to_cv_matrix(m_px), (w, h), params.blur_sigma_px, lut if params.black > 0 else None)
-    else:
-        img = cv2.GaussianBlur(page, (k, k), params.blur_sigma_px) if k else page.copy()
-        if params.black > 0:
-            img = cv2.LUT(img, lut)
-    if params.black > 0 or params.paper < 255:
-        if params.tone > 0:
-            img = cv2.multiply(img, _tone_map(img.shape, params), scale=1 / 255)
-        else:
-            img = cv2.convertScaleAbs(img, alpha=params.paper / 255.0)
-    for col, width, delta in params.streaks:  # dust on the glass: a line down the whole feed
-        band = img[:, col : col + width].astype(np.int16) + delta
-        img[:, col : col + width] = np.clip(band, 0, 255).astype(np.uint8)
-    if params.noise_sd > 0:
-        pos, neg = _noise_pool(params.noise_sd, h * w)
-        o = params.noise_offset % (1 << 20)
-        img = cv2.add(img, pos[o : o + h * w].reshape(h, w))
-        img = cv2.subtract(img, neg[o : o + h * w].reshape(h, w))
-    if params.bitonal:
-        thr = params.threshold if params.threshold is not None else (params.black + params.paper) / 2
-        img = cv2.threshold(img, thr, 255, cv2.THRESH_BINARY)[1]
-    return img
+    untouched = params.blur_sigma_px <= 0.05 and params.black <= 0 and params.paper >= 255 and params.noise_sd <= 0
+    if untouched and (w, h) == (pw, ph) and np.allclose(m_px, [[1, 0, 0], [0, 1, 0]]):
+        if not (params.streaks or params.bitonal):
+            return page.copy()  # the `clean` profile: the marked page itself
+    return _finish(_darkness(page, params, m_px, (w, h)), params)

@@ -1,0 +1,100 @@
+"""The scanner's forward-splatting transform (`tabulate.ballots._splat`) against OpenCV's bilinear warp."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from tabulate.ballots._splat import finish, splat_darkness, to_uint8
+from tabulate.ballots.scanner import ScanParams, scan_page, to_cv_matrix
+
+
+def _page(seed: int = 5) -> np.ndarray:
+    """A small page: paper, some print-like bars and text-like specks, one solid box, one light fill."""
+    rng = np.random.default_rng(seed)
+    page = np.full((300, 220), 255, np.uint8)
+    for _ in range(40):
+        r, c = rng.integers(5, 280), rng.integers(5, 200)
+        page[r : r + rng.integers(1, 4), c : c + rng.integers(3, 15)] = rng.integers(0, 120)
+    page[100:140, 60:120] = 0
+    page[200:240, 120:180] = 190
+    return page
+
+
+def _splat(page: np.ndarray, matrix_cv: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    w, h = size
+    dark = np.zeros((h + 4, w + 4), np.float32)
+    splat_darkness(page, matrix_cv, 1.0, dark)
+    out = np.empty((h, w), np.uint8)
+    to_uint8(dark, out)
+    return 255 - out
+
+
+@pytest.mark.parametrize("deg, scale", [(0.0, 1.0), (0.8, 1.02), (-2.5, 0.98), (180.0, 1.0)])
+def test_splat_agrees_with_bilinear_sampling(deg: float, scale: float) -> None:
+    """Splatting each pixel's darkness forward is the adjoint of bilinear sampling: for scales near 1 the
+    two images agree to a few grey levels at edges, and exactly on solid black and on paper."""
+    page = _page()
+    m = cv2.getRotationMatrix2D((110.0, 150.0), deg, scale)
+    m[:, 2] += (7.3, -4.6)
+    size = (240, 320)
+    want = cv2.warpAffine(page, m, size, flags=cv2.INTER_LINEAR, borderValue=255).astype(int)
+    got = _splat(page, m, size).astype(int)
+    assert np.abs(got - want).mean() < 0.6
+    inside = cv2.transform(np.array([[[90.0, 120.0]]]), m)[0, 0]  # the solid box's middle
+    c, r = int(round(inside[0])), int(round(inside[1]))
+    assert got[r, c] == 0 and want[r, c] == 0
+    assert got[5, 235] == 255  # outside the page: the scanner's backing, paper
+
+
+def test_splat_keeps_a_light_fill_s_tone() -> None:
+    """A uniform light fill keeps its gray under a 2 % scale and a skew (the tent as wide as a page pixel:
+    a unit-wide tent leaves a 2 % ripple here, up to 3 grey levels)."""
+    page = np.full((200, 200), 255, np.uint8)
+    page[40:160, 40:160] = 190
+    m = cv2.getRotationMatrix2D((100.0, 100.0), 1.3, 1.02)
+    got = _splat(page, m, (200, 200))
+    assert np.abs(got[80:120, 80:120].astype(int) - 190).max() <= 1
+
+
+def test_finish_is_tone_streak_noise_and_clip() -> None:
+    rng = np.random.default_rng(11)
+    dark = rng.integers(0, 256, (30, 40)).astype(np.uint8)
+    tone = rng.integers(200, 256, (30, 40)).astype(np.uint8)
+    streak = np.zeros(40, np.int16)
+    streak[7:9] = -90
+    streak[20] = 35
+    noise = rng.integers(-6, 7, 30 * 40 + 50).astype(np.int8)
+    out = np.empty((30, 40), np.uint8)
+    finish(dark, tone, streak, noise, 17, out)
+    x = (255 - dark.astype(np.int64)) * tone
+    want = np.floor(x / 255 + 0.5).astype(np.int64) + streak[None, :] + noise[17 : 17 + 1200].reshape(30, 40)
+    assert np.array_equal(out, np.clip(want, 0, 255).astype(np.uint8))
+
+
+def test_scan_page_is_byte_identical_run_to_run() -> None:
+    page = _page(9)
+    p = ScanParams(
+        rotation_deg=0.9,
+        scale=1.01,
+        shift_in=(0.02, -0.03),
+        blur_sigma_px=0.9,
+        noise_sd=2,
+        noise_offset=777,
+        paper=238.0,
+        black=22.0,
+        tone=0.03,
+        tone_seed=4,
+        streaks=((30, 2, -70),),
+        overscan_in=0.05,
+    )
+    a, b = scan_page(page, p, dpi=200), scan_page(page.copy(), p, dpi=200)
+    assert a.tobytes() == b.tobytes()
+    assert a.shape == (320, 240)
+
+
+def test_identity_scan_is_the_page() -> None:
+    page = _page(3)
+    assert np.array_equal(scan_page(page, ScanParams(noise_offset=5, tone_seed=9), dpi=200), page)
+    assert to_cv_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0]]))[0, 2] == 0.0
