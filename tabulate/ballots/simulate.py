@@ -22,6 +22,7 @@ from .handwriting import handwriting_strokes
 from .marks import DrawnMark, draw_mark, draw_strokes
 from .plan import SheetPlan, plan_sheet, stray_strokes, target_index
 from .scanner import SCAN_PROFILES, ScanProfile, SheetScan, draw_scan, scan_page
+from .seen import interior_black
 from .truth import sheet_truth
 from .voters import POPULATIONS, Population, VoterIntent, draw_voter
 
@@ -128,6 +129,7 @@ def simulate_sheet(
     scan = scan or draw_scan(r_scan, prof, bitonal=bitonal, dpi=dpi, page_size_in=size)
     pages, drawn, hands, strays = ink_sheet(election, layout, plan, r_ink, dpi=dpi)
     images = tuple(scan_page(pages[pg - 1], params, dpi=dpi) for pg, params in zip(scan.pages, scan.params))
+    shares = _black_shares(layout, plan, scan, images, dpi) if scan.params[0].bitonal else None
     truth = sheet_truth(
         election,
         layout,
@@ -140,8 +142,29 @@ def simulate_sheet(
         dpi=dpi,
         population=pop.name,
         scan_profile=prof.name,
+        black_shares=shares,
     )
     return SimulatedSheet(index, images, truth)
+
+
+def _black_shares(
+    layout: BallotLayout, plan: SheetPlan, scan: SheetScan, images: tuple[np.ndarray, ...], dpi: int
+) -> dict[tuple[str, str], float]:
+    """For each light pencil fill on a bitonal sheet: the share of its interior the threshold turned black."""
+    where = target_index(layout)
+    out = {}
+    for m in plan.marks:
+        if m.kind != "light_pencil":
+            continue
+        page_no, target = where[(m.contest_id, m.option_id)]
+        if target.shape == "arrow":  # a gap reads by its own table (`arrows.ARROW_MARK_KINDS`)
+            continue
+        i = scan.pages.index(page_no)
+        p = scan.params[i]
+        size = (layout.pages[0].width_in, layout.pages[0].height_in)
+        seen = interior_black(images[i], p.page_to_image(*size, dpi), target, p.streaks)
+        out[(m.contest_id, m.option_id)] = seen.share
+    return out
 
 
 def simulate_sheets(election: Election, n: int, seed: int, *, start: int = 0, **options) -> Iterator[SimulatedSheet]:

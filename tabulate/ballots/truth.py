@@ -38,6 +38,9 @@ FILLED_PENCIL_INK = 0.256
 #: interior shows in a scan from print, blur and noise alone (the benchmark's highest blank-target score
 #: at 24,000 sheets: 0.041-0.058, on the same 0-1 scale of darkness).
 ERASED_TO_NOTHING_INK = 0.05
+#: A light pencil fill on a bitonal image whose interior came out black at more than this share of it
+#: is, in the image, an oval filled in: "The majority of an oval ... is filled in" (§3(1)(a)).
+FILLED_BY_THRESHOLD_SHARE = 0.5
 
 
 def _accepts(kind: str, bitonal: bool, shape: str) -> tuple[str, ...]:
@@ -47,7 +50,7 @@ def _accepts(kind: str, bitonal: bool, shape: str) -> tuple[str, ...]:
     return mark_kind(kind, shape).scan_accepts
 
 
-def expected_reading(kind: str, shape: str, ink: float, bitonal: bool) -> MarkKind:
+def expected_reading(kind: str, shape: str, ink: float, bitonal: bool, black_share: float | None = None) -> MarkKind:
     """What 31 KAR 6:030 says a reader should make of one drawn mark, given how dark it came out.
 
     The table (`MARK_KINDS`, `ARROW_MARK_KINDS`) labels a mark by what the
@@ -58,9 +61,17 @@ def expected_reading(kind: str, shape: str, ink: float, bitonal: bool) -> MarkKi
       least as dark as the lightest definite pencil fill (`FILLED_PENCIL_INK`)
       is "Filling in the oval or box" (§2(1)(a)) and "The majority of an
       oval, box, or space ... is filled in" (§3(1)(a)): ``marked`` (a reader
-      may still send it to a person: ``marginal`` is accepted). On a bitonal
-      image the threshold decides what is left of any light pencil, so there
-      it keeps its label (any reading accepted).
+      may still send it to a person: ``marginal`` is accepted).
+    * On a **bitonal** image the scanner's threshold decides what is left of
+      a light pencil fill, whatever its drawn ink: where it turned the
+      majority of the interior black (``black_share`` >
+      `FILLED_BY_THRESHOLD_SHARE`, measured in the image by
+      `tabulate.ballots.seen.interior_black`, dust streaks left out), the
+      image shows "The majority of an oval ... is filled in" (§3(1)(a)),
+      "Filling in the oval" (§2(1)(a)): no reader and no person looking at
+      that image can tell it from a pencil vote, so it is ``marked``
+      (``marginal`` accepted). Otherwise it keeps its label (any reading
+      accepted: it may have vanished).
     * **Erasure residue** fainter than a blank target's own noise in a scan
       (`ERASED_TO_NOTHING_INK`) is nothing left: "the voter may erase the
       mark for the candidate the voter does not wish to select" (§3(3)(a)),
@@ -72,7 +83,17 @@ def expected_reading(kind: str, shape: str, ink: float, bitonal: bool) -> MarkKi
     go to a person.
     """
     k = mark_kind(kind, shape)
-    if kind == "light_pencil" and shape != "arrow" and not bitonal and ink >= FILLED_PENCIL_INK:
+    if kind == "light_pencil" and shape != "arrow" and bitonal:
+        if black_share is not None and black_share > FILLED_BY_THRESHOLD_SHARE:
+            return replace(
+                k,
+                scan="marked",
+                scan_accepts=("marginal", "marked"),
+                clause="6:030 §2(1)(a), §3(1)(a)",
+                description="a light pencil fill the bitonal threshold turned black: the oval filled in, in the image",
+            )
+        return k
+    if kind == "light_pencil" and shape != "arrow" and ink >= FILLED_PENCIL_INK:
         return replace(
             k,
             scan="marked",
@@ -98,17 +119,21 @@ def target_entries(
     bitonal: bool,
     hands: dict[tuple[str, str], str],
     shapes: dict[tuple[str, str], str] | None = None,
+    black_shares: dict[tuple[str, str], float] | None = None,
 ) -> list[dict]:
     """One entry per target that carries ink or a written name (every other target is ``none``).
 
     ``shapes`` gives each target's shape where it is not an oval or box: a
     mark on an arrow reads by `tabulate.ballots.arrows.ARROW_MARK_KINDS`.
+    ``black_shares`` gives, for light pencil fills on a bitonal image, the
+    share of the interior the threshold turned black (`expected_reading`).
     """
     out = []
     for m in plan.marks:
         shape = (shapes or {}).get((m.contest_id, m.option_id), "oval")
         d = drawn.get((m.contest_id, m.option_id))
-        k = expected_reading(m.kind, shape, d.interior_ink if d else 0.0, bitonal)
+        share = (black_shares or {}).get((m.contest_id, m.option_id))
+        k = expected_reading(m.kind, shape, d.interior_ink if d else 0.0, bitonal, share)
         relabelled = k != mark_kind(m.kind, shape)
         e = {
             "page": m.page,
@@ -124,6 +149,8 @@ def target_entries(
         }
         if relabelled:  # the ink put the mark on the other side of a line the regulation draws
             e["rule"] = k.clause
+        if share is not None:
+            e["black_share"] = round(share, 4)
         if shape == "arrow":
             e["shape"] = shape
         if m.write_in:
@@ -208,11 +235,12 @@ def sheet_truth(
     dpi: float,
     population: str,
     scan_profile: str,
+    black_shares: dict[tuple[str, str], float] | None = None,
 ) -> dict:
     """The truth record of one simulated sheet (see docs/simulator.md)."""
     bitonal = scan.params[0].bitonal
     shapes = {(t.contest_id, t.option_id): t.shape for p in layout.pages for t in p.targets if t.shape == "arrow"}
-    targets = target_entries(plan, drawn, bitonal, hands, shapes)
+    targets = target_entries(plan, drawn, bitonal, hands, shapes, black_shares)
     contests = contest_entries(election, plan, targets)
     reasons = review_reasons(targets, contests)
     page = layout.pages[0]
