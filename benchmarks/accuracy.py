@@ -6,7 +6,7 @@ Sheets alternate between the "stress" population (every mark kind equally
 often) and the "varied" one (the hard cases common), and between the "default" and "rough" scan
 profiles (one sheet in four rough), with a quarter of the sheets scanned
 bitonal, all at 200 DPI. Every target is compared with the truth's expected
-scanner reading (`tabulate.ballots.marks.MARK_KINDS`):
+scanner reading (`tabulate.ballots.mark_kinds.MARK_KINDS`):
 
 * definite marks read as unmarked  - truth "marked", read unmarked (must be 0)
 * clear non-marks read as marked   - truth "unmarked", read marked (must be 0)

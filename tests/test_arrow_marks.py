@@ -16,7 +16,8 @@ import pytest
 
 from tabulate.ballots import Pen, forced_plan, simulate_sheet
 from tabulate.ballots.arrows import ARROW_MARK_KINDS, mark_kind
-from tabulate.ballots.marks import MARK_KINDS, draw_mark
+from tabulate.ballots.mark_kinds import MARK_KINDS
+from tabulate.ballots.marks import draw_mark
 from tabulate.ballots.plan import target_index
 from tabulate.detect import read_image
 from tabulate.detect.classify import arrow_class, arrow_floor

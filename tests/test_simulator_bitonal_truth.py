@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from tabulate.ballots import Pen, ScanParams, SheetScan, forced_plan, simulate_sheet
-from tabulate.ballots.marks import MARK_KINDS
+from tabulate.ballots.mark_kinds import MARK_KINDS
 from tabulate.ballots.plan import target_index
 from tabulate.ballots.seen import interior_black
 from tabulate.ballots.truth import FILLED_BY_THRESHOLD_SHARE, expected_reading

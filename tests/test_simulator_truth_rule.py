@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from tabulate.ballots import Pen, blank_sheet, forced_plan, simulate_sheet
-from tabulate.ballots.marks import MARK_KINDS, draw_mark
+from tabulate.ballots.mark_kinds import MARK_KINDS
+from tabulate.ballots.marks import draw_mark
 from tabulate.ballots.plan import target_index
 from tabulate.ballots.truth import ERASED_TO_NOTHING_INK, FILLED_PENCIL_INK, expected_reading
 from tabulate.election import load_election

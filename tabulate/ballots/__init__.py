@@ -9,7 +9,8 @@ each voter meant, every mark drawn, and the readings 31 KAR 6:030 expects
 
 from ..election.render import pdf_bytes, png_bytes, render_page, render_sheet, write_pdf
 from ._ink import Pen
-from .marks import MARK_KINDS, MarkKind, draw_mark
+from .mark_kinds import MARK_KINDS, MarkKind
+from .marks import draw_mark
 from .plan import SheetPlan, TargetMark, forced_plan, make_pen, plan_sheet
 from .samples import encode_page, load_truth, sheet_file_name, write_samples
 from .scanner import SCAN_PROFILES, ScanParams, ScanProfile, SheetScan, draw_scan, scan_page

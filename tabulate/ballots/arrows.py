@@ -39,7 +39,7 @@ import numpy as np
 
 from ..election.layout import ARROW_HALF_IN, TargetLayout
 from ._ink import Pen, jitter_line
-from .marks import MARK_KINDS, MarkKind
+from .mark_kinds import MARK_KINDS, MarkKind
 
 _CONNECTS = "6:030 §2(1)(a) connecting the arrow"
 

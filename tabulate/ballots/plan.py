@@ -10,7 +10,7 @@ from ..election.geometry import CORNER_WINDOW_IN, STYLE_CODE_QUIET_IN, Rect
 from ..election.layout import BallotLayout, PageLayout, TargetLayout
 from ..election.model import STRAIGHT_PARTY_CONTEST_ID
 from ._ink import Pen
-from .marks import MARK_KINDS
+from .mark_kinds import MARK_KINDS
 from .voters import ContestChoice, Population, VoterIntent, WriteIn, pick
 
 #: The kinds a voter may use to select an option.

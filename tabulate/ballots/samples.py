@@ -21,7 +21,7 @@ from PIL import Image
 from .. import __version__
 from ..core.errors import TabulateError
 from ..election.model import Election
-from .marks import MARK_KINDS
+from .mark_kinds import MARK_KINDS
 from .simulate import simulate_sheet
 from .truth import TRUTH_FORMAT
 

@@ -1,6 +1,6 @@
 """The truth of a simulated sheet: what the voter meant, what was drawn, and what a reader should make of it.
 
-The expected readings come from `tabulate.ballots.marks.MARK_KINDS` (31 KAR
+The expected readings come from `tabulate.ballots.mark_kinds.MARK_KINDS` (31 KAR
 6:030 §2(1) for the scanner, §3(1) for the hand count), and on a
 connect-the-arrow target from `tabulate.ballots.arrows.ARROW_MARK_KINDS`
 ("connecting the arrow", §2(1)(a)); an arrow target's entry says so
@@ -17,7 +17,8 @@ from ..election.geometry import Rect
 from ..election.layout import BallotLayout
 from ..election.model import Election
 from .arrows import mark_kind
-from .marks import _ANY, DrawnMark, MarkKind
+from .mark_kinds import ANY_READING, MarkKind
+from .marks import DrawnMark
 from .plan import SheetPlan
 from .scanner import SheetScan
 from .voters import intended_votes
@@ -46,7 +47,7 @@ FILLED_BY_THRESHOLD_SHARE = 0.5
 def _accepts(kind: str, bitonal: bool, shape: str) -> tuple[str, ...]:
     # Bitonal scanning drops light gray: a light pencil fill may vanish entirely.
     if bitonal and kind == "light_pencil":
-        return _ANY
+        return ANY_READING
     return mark_kind(kind, shape).scan_accepts
 
 

@@ -1,7 +1,7 @@
 """A simulated hand tally, from the simulator's truth: what two careful poll workers would count.
 
 For tests and the benchmark. Each target the simulator drew has an expected
-hand-count reading under 31 KAR 6:030 Section 3(1) (`tabulate.ballots.marks.
+hand-count reading under 31 KAR 6:030 Section 3(1) (`tabulate.ballots.mark_kinds.
 MARK_KINDS`: a circle around the oval or an X beside the name is a vote by
 hand, not by the scanner). Where the truth says a person could read a mark
 either way (a dot), the counters follow what the voter meant. The ballot then
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping
 
-from ...ballots.marks import MARK_KINDS
+from ...ballots.mark_kinds import MARK_KINDS
 from ...election import Election
 from ...rules import BallotMarks, OptionMark, apply_rules
 

@@ -19,7 +19,7 @@ from PIL import Image
 from ... import __version__
 from ...election.model import Election
 from ..arrows import ARROW_MARK_KINDS
-from ..marks import MARK_KINDS
+from ..mark_kinds import MARK_KINDS
 from ..samples import TRUTH_FILE, encode_page, sheet_file_name
 from ..truth import TRUTH_FORMAT
 from .design import DESIGNS
