@@ -10,7 +10,6 @@ as they were.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Iterator
 
 import numpy as np
@@ -40,11 +39,32 @@ class SimulatedSheet:
         return bool(self.truth["images"][0]["bitonal"])
 
 
-@lru_cache(maxsize=32)
+#: Rendered blank pages and style layouts, keyed by the identity of the election and page objects (each
+#: entry holds them, so an id is never reused while its entry lives). An `lru_cache` keyed by the objects
+#: themselves hashed the whole election and page layout, deeply, on every call: 3 ms of CPU a sheet.
+_BY_IDENTITY: dict[tuple, tuple] = {}
+
+
+def _memo(key: tuple, keep: tuple, make):
+    hit = _BY_IDENTITY.get(key)
+    if hit is None:
+        if len(_BY_IDENTITY) >= 64:
+            _BY_IDENTITY.clear()
+        hit = _BY_IDENTITY[key] = (keep, make())
+    return hit[1]
+
+
 def _blank_page(election: Election, page: PageLayout, precinct_id: str, dpi: int) -> np.ndarray:
-    img = render_page(election, page, precinct_id, dpi=dpi)
-    img.setflags(write=False)
-    return img
+    def render() -> np.ndarray:
+        img = render_page(election, page, precinct_id, dpi=dpi)
+        img.setflags(write=False)
+        return img
+
+    return _memo(("blank", id(election), id(page), precinct_id, dpi), (election, page), render)
+
+
+def _layout(election: Election, style_id: str) -> BallotLayout:
+    return _memo(("layout", id(election), style_id), (election,), lambda: layout_style(election, style_id))
 
 
 def blank_sheet(election: Election, layout: BallotLayout, precinct_id: str, *, dpi: int = 200) -> list[np.ndarray]:
@@ -122,8 +142,8 @@ def simulate_sheet(
     r_voter, r_ink, r_scan = sheet_rngs(seed, index)
     if plan is None:
         intent = intent or draw_voter(election, r_voter, pop)
-        plan = plan_sheet(layout_style(election, intent.style_id), intent, pop, r_voter)
-    layout = layout_style(election, plan.intent.style_id)
+        plan = plan_sheet(_layout(election, intent.style_id), intent, pop, r_voter)
+    layout = _layout(election, plan.intent.style_id)
     bitonal = bool(r_scan.random() < bitonal_fraction)
     size = (layout.pages[0].width_in, layout.pages[0].height_in)
     scan = scan or draw_scan(r_scan, prof, bitonal=bitonal, dpi=dpi, page_size_in=size)
