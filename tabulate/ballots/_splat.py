@@ -22,8 +22,52 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
+def _splat_row(row, r, m, gain, inv, h, w, ring) -> None:  # pragma: no cover
+    """Spread one page row's darkness into ``ring`` (padded image row ``Y`` lives at ``ring[Y % len(ring)]``)."""
+    n = ring.shape[0]
+    bx = m[0, 1] * r + m[0, 2] + 2.0
+    by = m[1, 1] * r + m[1, 2] + 2.0
+    for c in range(row.shape[0]):
+        v = row[c]
+        if v == 255:
+            continue
+        x = m[0, 0] * c + bx
+        y = m[1, 0] * c + by
+        # The nearest pixel, without a call (|x| stays far below 4096 px): with s < 1.5 the tent
+        # reaches only it and its two neighbours on each axis.
+        xi = int(x + 4096.5) - 4096
+        yi = int(y + 4096.5) - 4096
+        if xi < 1 or yi < 1 or xi > w + 2 or yi > h + 2:
+            continue
+        fx = x - xi
+        fy = y - yi
+        x0 = np.float32(max(0.0, 1.0 - (1.0 + fx) * inv))
+        x1 = np.float32(1.0 - abs(fx) * inv)
+        x2 = np.float32(max(0.0, 1.0 - (1.0 - fx) * inv))
+        d = gain * (255 - v)
+        for j in range(3):
+            dj = np.float32(d * max(0.0, 1.0 - abs(fy + 1.0 - j) * inv))
+            orow = ring[(yi - 1 + j) % n]
+            orow[xi - 1] += dj * x0
+            orow[xi] += dj * x1
+            orow[xi + 1] += dj * x2
+
+
+@njit(cache=True, nogil=True)
+def _flush(ring, y, out) -> None:  # pragma: no cover
+    """Padded image row ``y`` is complete: round it into ``out`` (the margin is dropped) and clear its slot."""
+    src = ring[y % ring.shape[0]]
+    h, w = out.shape
+    if 2 <= y < h + 2:
+        orow = out[y - 2]
+        for c in range(w):
+            orow[c] = np.uint8(min(src[c + 2] + np.float32(0.5), np.float32(255.0)))
+    src[:] = 0
+
+
+@njit(cache=True, nogil=True)
 def splat_darkness(page: np.ndarray, m: np.ndarray, gain: float, out: np.ndarray) -> None:  # pragma: no cover
-    """Add ``gain * (255 - page)`` of every non-paper page pixel into ``out`` (float32) round ``m @ (col, row, 1)``.
+    """``out`` (uint8) = ``gain * (255 - page)`` of every non-paper page pixel, moved to ``m @ (col, row, 1)``.
 
     ``m`` maps page pixel centres to image pixel centres (OpenCV's
     convention: centres at integers). The darkness is spread with a tent
@@ -31,53 +75,51 @@ def splat_darkness(page: np.ndarray, m: np.ndarray, gain: float, out: np.ndarray
     size in the image (the transform's scale): tents that wide, one page
     pixel apart, add up to exactly one, so a solid region keeps its tone at
     any scale (a unit-width tent would leave a 2 % ripple, 50 px long, at a
-    scale of 1.02). ``out`` has a margin of two pixels on every side (image
-    pixel (0, 0) is ``out[2, 2]``), so the writes need one bounds check.
+    scale of 1.02). Each image pixel is the rounded float32 sum, capped at
+    255.
+
+    The sums are kept in a ring of image rows (with a two-pixel margin) only
+    as deep as one page row spreads over (its skew) plus a few: page rows go
+    down the image one after another, so an image row no later page row can
+    reach is finished, rounded into ``out`` and its slot reused. A full-page
+    float buffer (16 MB) would be written, zeroed and read back from memory;
+    the ring stays in cache. Every pixel adds the same terms in the same
+    order either way. A transform turned near 90 degrees keeps every row.
     """
-    h, w = out.shape[0] - 4, out.shape[1] - 4
-    rows, cols = page.shape
-    m00, m01, m02, m10, m11, m12 = m[0, 0], m[0, 1], m[0, 2], m[1, 0], m[1, 1], m[1, 2]
-    s = np.sqrt(abs(m00 * m11 - m01 * m10))
-    inv = 1.0 / s
-    for r in range(rows):
-        bx = m01 * r + m02 + 2.0
-        by = m11 * r + m12 + 2.0
-        row = page[r]
-        for c in range(cols):
-            v = row[c]
-            if v == 255:
-                continue
-            x = m00 * c + bx
-            y = m10 * c + by
-            # The nearest pixel, without a call (|x| stays far below 4096 px): with s < 1.5 the tent
-            # reaches only it and its two neighbours on each axis.
-            xi = int(x + 4096.5) - 4096
-            yi = int(y + 4096.5) - 4096
-            if xi < 1 or yi < 1 or xi > w + 2 or yi > h + 2:
-                continue
-            fx = x - xi
-            fy = y - yi
-            x0 = np.float32(max(0.0, 1.0 - (1.0 + fx) * inv))
-            x1 = np.float32(1.0 - abs(fx) * inv)
-            x2 = np.float32(max(0.0, 1.0 - (1.0 - fx) * inv))
-            d = gain * (255 - v)
-            for j in range(3):
-                dj = np.float32(d * max(0.0, 1.0 - abs(fy + 1.0 - j) * inv))
-                orow = out[yi - 1 + j]
-                orow[xi - 1] += dj * x0
-                orow[xi] += dj * x1
-                orow[xi + 1] += dj * x2
-
-
-@njit(cache=True, nogil=True)
-def to_uint8(dark: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
-    """``out = min(255, round(dark[2:-2, 2:-2]))`` (darkness is never negative; the margin is dropped)."""
     h, w = out.shape
-    for r in range(h):
-        drow = dark[r + 2]
-        orow = out[r]
-        for c in range(w):
-            orow[c] = np.uint8(min(drow[c + 2] + np.float32(0.5), np.float32(255.0)))
+    rows, cols = page.shape
+    tall = h + 4
+    s = np.sqrt(abs(m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]))
+    inv = 1.0 / s
+    step = m[1, 1]  # how far down the image the next page row starts
+    spread = abs(m[1, 0]) * (cols - 1)  # how many image rows one page row crosses
+    n = tall if abs(step) < 0.5 else min(tall, int(spread + abs(step)) + 16)
+    ring = np.zeros((n, w + 4), np.float32)
+    down = step > 0
+    lo = min(0.0, m[1, 0] * (cols - 1))
+    hi = max(0.0, m[1, 0] * (cols - 1))
+    nxt = 0 if down else tall - 1  # the next image row to finish
+    for r in range(rows):
+        _splat_row(page[r], r, m, gain, inv, h, w, ring)
+        if n == tall or r + 1 == rows:
+            continue
+        by = step * (r + 1) + m[1, 2] + 2.0  # where page row r + 1 starts, padded
+        if down:  # rows above the next page row's first reach (less a margin) are done
+            done = min(int(by + lo + 4096.5) - 4096 - 2, tall)
+            while nxt < done:
+                _flush(ring, nxt, out)
+                nxt += 1
+        else:  # a page fed upside down goes up the image
+            done = max(int(by + hi + 4096.5) - 4096 + 2, -1)
+            while nxt > done:
+                _flush(ring, nxt, out)
+                nxt -= 1
+    if down or n == tall:
+        for y in range(nxt if n != tall else 0, tall):
+            _flush(ring, y, out)
+    else:
+        for y in range(nxt, -1, -1):
+            _flush(ring, y, out)
 
 
 @njit(cache=True, nogil=True)

@@ -19,7 +19,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ._splat import finish, splat_darkness, to_uint8
+from ._splat import finish, splat_darkness
 
 
 @dataclass(frozen=True)
@@ -254,10 +254,8 @@ def _darkness(page: np.ndarray, params: ScanParams, m_px: np.ndarray, size: tupl
     """
     w, h = size
     cv = to_cv_matrix(m_px)
-    dark = np.zeros((h + 4, w + 4), np.float32)
-    splat_darkness(page, cv, (255.0 - params.black) / 255.0, dark)
-    out = np.empty((h, w), np.uint8)
-    to_uint8(dark, out)
+    out = np.zeros((h, w), np.uint8)
+    splat_darkness(page, cv, (255.0 - params.black) / 255.0, out)
     k = blur_kernel(params.blur_sigma_px)
     return cv2.GaussianBlur(out, (k, k), params.blur_sigma_px) if k else out
 
