@@ -71,22 +71,28 @@ def interior_mask(t: TargetLayout, dpi: float, row: int, col: int, shape: tuple[
     return (np.abs(u) <= 1.0) & (np.abs(v) <= 1.0)
 
 
-def interior_ink(t: TargetLayout, patch: Patch | None, dpi: float) -> float:
-    """Mean of a patch over the target's interior: its darkening (0 = clean, 1 = black) or its coverage."""
-    if patch is None:
-        return 0.0
+def interior_ink(t: TargetLayout, dpi: float, *patches: Patch | None) -> tuple[float, ...]:
+    """Mean of each patch over the target's interior: its darkening (0 = clean, 1 = black) or its coverage.
+
+    One interior mask for all the patches (they are the same mark's, measured two ways)."""
     b = t.bounds
     r0, c0 = int(np.floor(b.y * dpi)) - 1, int(np.floor(b.x * dpi)) - 1
     rows, cols = int(np.ceil(b.h * dpi)) + 3, int(np.ceil(b.w * dpi)) + 3
     inside = interior_mask(t, dpi, r0, c0, (rows, cols))
-    cover = np.zeros((rows, cols), np.float32)
-    pr, pc, pv = patch.row - r0, patch.col - c0, patch.cover
-    rs, cs = max(pr, 0), max(pc, 0)
-    re, ce = min(pr + pv.shape[0], rows), min(pc + pv.shape[1], cols)
-    if re > rs and ce > cs:
-        cover[rs:re, cs:ce] = pv[rs - pr : re - pr, cs - pc : ce - pc]
     n = int(inside.sum())
-    return float(cover[inside].sum() / n) if n else 0.0
+    out = []
+    for patch in patches:
+        if patch is None or not n:
+            out.append(0.0)
+            continue
+        cover = np.zeros((rows, cols), np.float32)
+        pr, pc, pv = patch.row - r0, patch.col - c0, patch.cover
+        rs, cs = max(pr, 0), max(pc, 0)
+        re, ce = min(pr + pv.shape[0], rows), min(pc + pv.shape[1], cols)
+        if re > rs and ce > cs:
+            cover[rs:re, cs:ce] = pv[rs - pr : re - pr, cs - pc : ce - pc]
+        out.append(float(cover[inside].sum() / n))
+    return tuple(out)
 
 
 def _clip_halfplane(poly: np.ndarray, u: np.ndarray, q: float) -> np.ndarray:
@@ -285,12 +291,8 @@ def draw_mark(
     strokes, polygons, used = mark_shape(kind, target, pen, rng)
     patch = rasterize(page.shape, dpi, strokes=strokes, polygons=polygons, width_in=used.width_in)
     dark = lay_ink(page, patch, used, rng, dpi=dpi)
-    return DrawnMark(
-        kind,
-        interior_ink(target, dark, dpi),
-        _extent(strokes, polygons, used.width_in / 2),
-        interior_ink(target, patch, dpi),
-    )
+    ink, cover = interior_ink(target, dpi, dark, patch) if patch is not None else (0.0, 0.0)
+    return DrawnMark(kind, ink, _extent(strokes, polygons, used.width_in / 2), cover)
 
 
 def draw_strokes(
