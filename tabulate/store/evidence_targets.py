@@ -39,7 +39,8 @@ def pack_columns(matrix: np.ndarray) -> list[list]:
     their running differences (``"d"`` + dtype) when those fit a narrower type
     (neighbouring targets share a paper grey). A column that is not all such
     counts is kept as float64. Vectorised over the whole matrix: a page has
-    a few dozen targets, so per-column numpy calls would cost more than the data.
+    a few dozen targets, so per-column numpy calls would cost more than the data
+    (the widths are chosen in plain Python from each column's least and greatest).
     """
     with np.errstate(invalid="ignore", over="ignore"):
         counts = np.rint(matrix * SCALE)
@@ -47,9 +48,12 @@ def pack_columns(matrix: np.ndarray) -> list[list]:
     whole = np.where(exact, counts, 0).astype(np.int64)
     deltas = whole.copy()  # np.diff(whole, axis=0, prepend=0), without its per-call overhead
     deltas[1:] -= whole[:-1]
-    widths, dwidths = _narrowest(whole), _narrowest(deltas)
+    both = np.concatenate((whole, deltas), axis=1)
+    lo, hi = both.min(axis=0).tolist(), both.max(axis=0).tolist()
+    n = matrix.shape[1]
     out = []
-    for j, (ok, width, dwidth) in enumerate(zip(exact.tolist(), widths, dwidths)):
+    for j, ok in enumerate(exact.tolist()):
+        width, dwidth = _narrowest(lo[j], hi[j]), _narrowest(lo[n + j], hi[n + j])
         if not ok:
             out.append(["<f8", matrix[:, j].astype("<f8").tobytes()])
         elif dwidth < width:
@@ -59,10 +63,12 @@ def pack_columns(matrix: np.ndarray) -> list[list]:
     return out
 
 
-def _narrowest(counts: np.ndarray) -> list[int]:
-    """Per column, the index in `_INTS` of the narrowest type that holds it."""
-    lo, hi = counts.min(axis=0), counts.max(axis=0)
-    return sum(((lo < -(2**b)) | (hi >= 2**b)).astype(int) for b in (7, 15, 31)).tolist()
+def _narrowest(lo: int, hi: int) -> int:
+    """The index in `_INTS` of the narrowest type that holds every count from ``lo`` to ``hi``."""
+    for i, bits in enumerate((7, 15, 31)):
+        if -(2**bits) <= lo and hi < 2**bits:
+            return i
+    return len(_INTS) - 1
 
 
 def unpack_column(packed: list) -> list[float]:
