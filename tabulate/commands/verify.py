@@ -232,7 +232,7 @@ def _signatures(result) -> str:
     )
     return (
         f"signatures: every entry from {chain.signed_from} on is signed by a station the county key registered "
-        f"({', '.join(chain.stations)}){before}"
+        f"({', '.join(chain.stations)}) or by the county key{before}"
     )
 
 
