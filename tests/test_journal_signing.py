@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 from test_adjudicate_support import (  # noqa: F401
@@ -31,6 +32,8 @@ from tabulate.cli import main
 from tabulate.core import keys
 from tabulate.store import journal, journal_signing
 from tabulate.store.journal_signing import Signer, signing_as
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "general"
 
 
 @pytest.fixture(scope="module")
@@ -267,3 +270,28 @@ def test_keys_make_station_and_register_from_the_command_line(template_store, tm
     monkeypatch.setenv("TABULATE_STATION_KEY", str(folder / "scan-1.key"))
     assert main(["status", "--db", str(db)]) == 2
     assert "may be read by others (mode 0644); chmod 600" in capsys.readouterr().err
+
+
+def test_scan_and_the_review_server_refuse_to_start_without_the_station_key(signed, capsys):
+    """31 KAR 4:220 §9(12)(b) asks that each adjudication be recorded: a server that could not sign its
+    records does not start, rather than fail at the first decision."""
+    assert main(["review", "serve", "--db", str(signed.db)]) == 2
+    assert "no station key was given" in capsys.readouterr().err
+    scans = signed.db.parent / "scans"
+    scans.mkdir()
+    shutil.copy(next((SAMPLES / "scans").glob("sheet-00001-*")), scans)
+    scan = ["scan", str(scans), "--election", str(SAMPLES / "election.json"), "--db", str(signed.db)]
+    assert main([*scan, "--batch", "late", "--vote-type", "election_day", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "no station key was given" in err and "Traceback" not in err
+
+
+def test_the_station_key_beside_the_store_is_found_as_the_demo_keeps_it(signed, capsys, key_files, monkeypatch):
+    beside = signed.db.parent / "keys"
+    beside.mkdir()
+    shutil.copy(key_files / "review-1.key", beside / "station.key")
+    (beside / "station.key").chmod(0o600)
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO("pw-zed-0123456789\n"))
+    add = ["users", "add", "zed", "--role", "reviewer", "--party", "DEM", "--password-stdin", "--db", str(signed.db)]
+    assert main(add) == 0, capsys.readouterr().err
+    assert list(journal.entries(signed.conn))[-1].signer == _signer(key_files, "review-1").public_key
