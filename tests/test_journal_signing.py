@@ -30,6 +30,7 @@ from test_adjudicate_support import (  # noqa: F401
 from tabulate.adjudicate import auditlog, decisions, leases, queue, recording
 from tabulate.cli import main
 from tabulate.core import keys
+from tabulate.report.manifest import write_manifest
 from tabulate.store import journal, journal_signing
 from tabulate.store.journal_signing import Signer, signing_as
 
@@ -229,10 +230,19 @@ def test_an_older_copy_of_the_whole_store_is_shown_older_than_a_signed_export(si
 
 def test_against_refuses_a_manifest_not_signed_by_the_county_key(signed, capsys, key_files, tmp_path):
     out = tmp_path / "cvr.json"
-    # The outsider's key signs the manifest, but cannot write the export's journal entry: refused.
+    # The outsider's key cannot write the export's journal entry: refused before anything is written.
     assert main(["cvr", "--db", str(signed.db), "--out", str(out), "--key", str(key_files / "outsider.key")]) == 2
-    assert "is not registered in this store" in capsys.readouterr().err
-    code, _, err = _verify(signed.db, capsys, "--against", str(out))
+    assert "is not registered in this store" in capsys.readouterr().err and not out.exists()
+    # A manifest the outsider signs (as anyone can, with any key) is not the county's.
+    write_manifest(
+        [signed.db],
+        report="x",
+        head=journal.head(signed.conn),
+        verified=True,
+        software="t",
+        key_path=key_files / "outsider.key",
+    )
+    code, _, err = _verify(signed.db, capsys, "--against", str(signed.db))
     assert code == 2 and "is signed by another key" in err  # not the county key that registered the stations
     manifest = _export(signed.db, tmp_path, key_files)
     manifest.write_text(manifest.read_text().replace('"entry": ', '"entry": 1', 1))
