@@ -3,12 +3,17 @@
 ``tabulate verify --db F`` checks the journal's chain, every sealed row
 (sheets, batches, the election, adjudication's decisions), re-applies the
 rules to the stored marks and each decision's entry, and with ``--images``
-re-reads every image (a recount from the evidence). ``--from-head HASH``
-proves the store extends a head published earlier. It exits 1 and names the
-first bad fact in one line; 0 prints the head to publish.
+re-reads every image (a recount from the evidence). The chain's check
+includes every entry's signature (`tabulate.store.journal_signing`).
+``--from-head HASH`` proves the store extends a head published earlier,
+``--against MANIFEST`` the head a signed export was made from (a truncated
+journal or an older copy of the store ends before it), and ``--county-key``
+pins the key that registered the stations to the county's published one.
+It exits 1 and names the first bad fact in one line; 0 prints the head to
+publish (and warns, on stderr, when no station signs the journal).
 
 `gate` is what every report and export calls before counting: the fast
-check (chain and sealed rows), refusing a broken store in one line (exit 2)
+check (chain, signatures and sealed rows), refusing a broken store in one line (exit 2)
 unless ``--unverified`` is given, which the report then says on itself.
 """
 
@@ -66,7 +71,9 @@ def register(subparsers) -> None:
         "manifest signed by it",
     )
     add_moved_set_option(p, when=", for --images")
-    p.add_argument("--fast", action="store_true", help="only the chain and the sealed rows (what reports run)")
+    p.add_argument(
+        "--fast", action="store_true", help="only the chain, its signatures and the sealed rows (what reports run)"
+    )
     p.set_defaults(func=run_verify)
 
 

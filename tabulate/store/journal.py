@@ -183,19 +183,7 @@ def entries(
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     for row in conn.execute(sql, args):
-        yield JournalEntry(
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            row[4],
-            json.loads(row[5]),
-            json.loads(row[6]),
-            row[7],
-            row[8],
-            row[9],
-            row[10],
-        )
+        yield JournalEntry(*row[:5], json.loads(row[5]), json.loads(row[6]), *row[7:11])
 
 
 def head(conn) -> tuple[int, str]:
