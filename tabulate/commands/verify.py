@@ -238,8 +238,8 @@ def _signatures(result) -> str:
         else ""
     )
     return (
-        f"signatures: every entry from {chain.signed_from} on is signed by a station the county key registered "
-        f"({', '.join(chain.stations)}) or by the county key{before}"
+        f"signatures: every entry from {chain.signed_from} on is signed by a station the county key "
+        f"{chain.county_key[:16]}... registered ({', '.join(chain.stations)}) or by the county key{before}"
     )
 
 

@@ -71,8 +71,9 @@ class ChainCheck:
     signed_from: int | None = None
     #: The entries written before it (vouched for by the county key's signature on it).
     unsigned_before: int = 0
-    #: The registered stations' names.
+    #: The registered stations' names, and the county key (hex) that registered them.
     stations: tuple[str, ...] = ()
+    county_key: str | None = None
 
 
 def digest(value: Any) -> str:
@@ -288,6 +289,7 @@ def check_chain(rows: Iterable[tuple], *, from_head: str | None = None, county_k
         signed_from=reg.first_seq,
         unsigned_before=walk.unsigned_before,
         stations=tuple(sorted(set(reg.stations.values()))),
+        county_key=reg.county_key,
     )
 
 
