@@ -214,9 +214,9 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"tabulate: verify failed: {result.problem}", file=sys.stderr)
         return 1
     what = (
-        "chain and sealed rows"
+        "chain, signatures and sealed rows"
         if args.fast
-        else (f"chain, sealed rows, rules re-applied to {result.sheets_checked} sheets and every decision")
+        else (f"chain, signatures, sealed rows, rules re-applied to {result.sheets_checked} sheets and every decision")
     )
     print(f"verified {args.db}: {what}")
     print(f"journal: {result.entries} entries, head {result.head_seq} {result.head_hash}")
