@@ -313,3 +313,17 @@ def test_the_station_key_beside_the_store_is_found_as_the_demo_keeps_it(signed, 
     add = ["users", "add", "zed", "--role", "reviewer", "--party", "DEM", "--password-stdin", "--db", str(signed.db)]
     assert main(add) == 0, capsys.readouterr().err
     assert list(journal.entries(signed.conn))[-1].signer == _signer(key_files, "review-1").public_key
+
+
+def test_the_review_apps_log_page_says_which_station_signed_each_entry(signed, key_files):
+    from test_adjudicate_support import Browser
+
+    from tabulate.adjudicate.web.app import create_app
+
+    browser = Browser(create_app(signed.db))
+    browser.login("admin")  # a signed "login" entry, written by this station
+    page = browser.get("/admin/log").text
+    assert "Every entry from" in page and "<td>login</td><td></td><td>review-1</td>" in page
+    _raw_insert(signed.conn, "reopen", {"why": "x"}, lambda h: (None, None))
+    page = browser.get("/admin/log").text
+    assert "<td>reopen</td><td>1</td><td>unsigned</td>" in page and "is unsigned" in page
