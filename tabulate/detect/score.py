@@ -110,7 +110,14 @@ def score_page(
                 t.kind,
                 f[0],
                 tuple(f),
-                scan_class(f, th, settings, t.shape, None if _creased(t, creases_in) else floors[t.shape]),
+                scan_class(
+                    f,
+                    th,
+                    settings,
+                    t.shape,
+                    None if _creased(t, creases_in) else floors[t.shape],
+                    (t.bounds.w, t.bounds.h),
+                ),
                 hand,
                 clauses,
             )
