@@ -81,6 +81,45 @@ def colour_jpeg(img, dpi, rng):
     return decode_page(raw, headers(raw)[0]), _identity(), False
 
 
+def jpeg(quality: int) -> Scan:
+    """A grey JPEG at ``quality`` (40: heavy compression, 8 x 8 blocks and ringing round every stroke)."""
+
+    def f(img, dpi, rng):
+        ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        raw = bytes(data)
+        return decode_page(raw, headers(raw)[0]), _identity(), False
+
+    return f
+
+
+def black_border(margin_in: float, shift_in: tuple[float, float] = (0.0, 0.0)) -> Scan:
+    """The page on a scanner's black background ``margin_in`` wide all round, moved by ``shift_in`` (inches):
+    a shift past the margin cuts that edge of the page (and any timing mark on it) off the image."""
+
+    def f(img, dpi, rng):
+        h, w = img.shape
+        m = round(margin_in * dpi)
+        dx, dy = round((margin_in + shift_in[0]) * dpi), round((margin_in + shift_in[1]) * dpi)
+        canvas = np.full((h + 2 * m, w + 2 * m), 18, np.uint8)
+        step = np.array([[1.0, 0, dx], [0, 1.0, dy]])
+        out = cv2.warpAffine(img, step, (w + 2 * m, h + 2 * m), flags=cv2.INTER_NEAREST, borderValue=255)
+        inside = cv2.warpAffine(np.full_like(img, 255), step, (w + 2 * m, h + 2 * m), flags=cv2.INTER_NEAREST)
+        return np.where(inside > 0, out, canvas), step, False
+
+    return f
+
+
+def illumination(darkest: float) -> Scan:
+    """Uneven light: the page darkens smoothly from its top-left corner to ``darkest`` x at the bottom-right."""
+
+    def f(img, dpi, rng):
+        h, w = img.shape
+        ramp = 1.0 - (1.0 - darkest) * (np.add.outer(np.arange(h) / h, np.arange(w) / w) / 2)
+        return (img * ramp).astype(np.uint8), _identity(), False
+
+    return f
+
+
 def threshold(level: int) -> Scan:
     """A bitonal scan: black where darker than ``level`` (low: a light setting, marks thin; high: dark)."""
 
@@ -120,6 +159,16 @@ class Variant:
     effects: PaperEffects = field(default_factory=PaperEffects)
     #: Keep only each style's first ``trim`` contests (so that a one-sided ballot fits its front).
     trim: int | None = None
+
+
+#: The ``boxes`` family in three columns without its instruction column (room for taller contests).
+THREE = dict(instructions=False, columns=((0.4, 2.5), (3.0, 2.5), (5.6, 2.5)), bottom_in=9.7)
+NOTE = (
+    "To vote for a candidate, completely fill in the oval next to the candidate's name. To vote for a person "
+    "whose name is not printed, write the name on the line and fill in the oval."
+)
+#: Targets in a drop-out red: grey 0.299 R + 0.587 G + 0.114 B = 146 on a colour blank, 238 through a red filter.
+RED = dict(target_rgb=(235, 100, 100), dropout_grey=238)
 
 
 def _variants() -> list[Variant]:
@@ -163,6 +212,30 @@ def _variants() -> list[Variant]:
         Variant("arrows, back left blank", v("arrows", "bback", back="blank"), trim=8),
         Variant("boxes, heavy bleed + fold", "boxes", effects=heavy),
         Variant("timing, fold through a target", "timing", effects=fold_t),
+        # The second round (most likely on real ballots first).
+        Variant(
+            "boxes, two-line names + party line",
+            v("boxes", "names", two_line_names=True, party_line=True, row_in=0.42, **THREE),
+        ),
+        Variant(
+            "timing, two-line names + party line",
+            v("timing", "names", two_line_names=True, party_line=True, row_in=0.5),
+            trim=7,
+        ),
+        Variant("boxes, long contest instructions", v("boxes", "note", header_note=NOTE, **THREE)),
+        Variant("arrows, long contest instructions", v("arrows", "note", header_note=NOTE)),
+        Variant("boxes, black scanner background", "boxes", black_border(0.3)),
+        Variant("timing, black background, left edge cut", "timing", black_border(0.25, (-0.4, 0.0))),
+        Variant("boxes, page shifted, top edge cut", "boxes", black_border(0.2, (0.1, -0.35))),
+        Variant("boxes, grey JPEG quality 40", "boxes", jpeg(40)),
+        Variant("boxes 300, scans 600 DPI", "boxes", resample(600)),
+        Variant("boxes, uneven illumination", "boxes", illumination(0.6)),
+        Variant("arrows, uneven illumination", "arrows", illumination(0.6)),
+        Variant("boxes, contests without rules", v("boxes", "norules", rules=False)),
+        Variant("boxes, red drop-out ovals, grey scans", v("boxes", "red", **RED)),
+        Variant("boxes, red drop-out ovals, bitonal scans", v("boxes", "redbi", **RED), threshold(128)),
+        Variant("boxes, a number in each oval", v("boxes", "num", target_text="number")),
+        Variant("timing, a letter in each oval", v("timing", "letter", target_text="letter")),
     ]
 
 
