@@ -23,7 +23,6 @@ STREAK_DARKNESS = 0.12
 
 def streak_columns(image: np.ndarray, dpi: float, paper: float, ink: float, *, widen: int = 0) -> np.ndarray:
     """A ``bool`` per image column: True where a streak runs (widened by ``widen`` columns each side)."""
-    rows = image.shape[0]
     r0, r1 = (max(0, int(v * dpi)) for v in BAND_IN)
     first, last = _paper_rows(image, dpi, paper, ink)
     if r1 <= r0 or first + r1 >= last - r1:
