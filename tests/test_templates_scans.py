@@ -34,3 +34,31 @@ def test_a_streak_is_found_below_the_scanners_black_background_and_the_backgroun
     for border in (0.0, 0.3):
         got = streak_columns(_page_with_a_streak(border), DPI, 245.0, 20.0)
         assert np.flatnonzero(got).tolist() == [200], border
+
+
+def test_a_page_on_the_scanners_black_background_reads_its_marks(tmp_path):
+    """The whole path on one boxes page scanned with 0.3 in of black background all round: every mark
+    the voter made must read as it does without the background (it read unmarked: a lost vote)."""
+    from pathlib import Path
+
+    from tabulate.ballots.vendor import simulate_vendor_sheet
+    from tabulate.ballots.vendor.write import write_blanks
+    from tabulate.election import load_election
+    from tabulate.templates import TemplateReader, import_templates
+
+    election = load_election(Path(__file__).parents[1] / "samples" / "general" / "election.json")
+    images, truth = next(
+        (ims, t) for k in range(8) for ims, t in [simulate_vendor_sheet(election, "boxes", k, 5)] if t["style"] == "2"
+    )
+    import_templates(election, write_blanks(election, "boxes", tmp_path / "b", styles=("2",)), tmp_path / "s")
+    reader = TemplateReader(str(tmp_path / "s"))
+    page = images[0]
+    m = 90  # 0.3 in at 300 DPI
+    framed = np.full((page.shape[0] + 2 * m, page.shape[1] + 2 * m), 18, np.uint8)
+    framed[m:-m, m:-m] = page
+    plain, boxed = (reader.read_image(election, im, source="p") for im in (page, framed))
+    assert plain.ok and boxed.ok, boxed.reason
+    fills = {(t["contest"], t["option"]) for t in truth["targets"] if t["kind"] == "full_fill"}
+    marked = {(t.contest_id, t.option_id) for t in plain.targets if t.scan == "marked"}
+    assert fills & marked  # the page holds marks to lose
+    assert [(t.option_id, t.scan) for t in boxed.targets] == [(t.option_id, t.scan) for t in plain.targets]
