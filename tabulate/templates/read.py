@@ -56,6 +56,7 @@ from .align import (
     refine,
     shrink,
 )
+from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
 from .likeness import TWIN_FLAG, as_blank, bare_as, differs_toward, same_targets
@@ -126,6 +127,7 @@ class TemplateReader:
                 )
             base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
             t0 = time.perf_counter()
+            image = paint_background(image)  # a scanner's black background round the paper
             tp, reg, twin = self._identify(image)
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
