@@ -197,6 +197,8 @@ def _variants() -> list[Variant]:
         Variant("boxes, turned 180", "boxes", quarter(2)),
         Variant("boxes, turned 270", "boxes", quarter(3)),
         Variant("boxes, small ovals 0.15 in", v("boxes", "small", target=(0.15, 0.10))),
+        Variant("boxes, small ovals 0.12 in", v("boxes", "small12", target=(0.12, 0.08))),
+        Variant("boxes, small ovals 0.18 in", v("boxes", "small18", target=(0.18, 0.12))),
         Variant("boxes, wide ovals 0.36 in", v("boxes", "wide", target=(0.36, 0.13))),
         Variant("boxes, rounded rectangles", v("boxes", "rrect", target_corner_in=0.04)),
         Variant("timing, two columns", v("timing", "2col", columns=((0.6, 3.6), (4.4, 3.5)))),
@@ -310,7 +312,22 @@ def read_one(k: int, seed: int = 2026) -> dict:
     }
 
 
-def run_variant(v: Variant, sheets: int, workers: int) -> str:
+#: The mark kinds `--kinds` counts per variant: how many of each were sent to a person.
+KINDS = ("x_mark", "check", "line_through", "dot", "partial_fill", "full_fill")
+
+
+def kinds_line(results: list[dict]) -> str:
+    """Per mark kind: targets sent to a person (scan marginal, or scan and hand differ) / targets."""
+    sent: dict[str, list[int]] = {k: [0, 0] for k in KINDS}
+    for r in results:
+        for kind, _bit, _pen, scan, hand, *_rest in r["targets"]:
+            if kind in sent:
+                sent[kind][0] += scan == "marginal" or scan != hand
+                sent[kind][1] += 1
+    return "  sent: " + ", ".join(f"{k} {a}/{n}" for k, (a, n) in sent.items())
+
+
+def run_variant(v: Variant, sheets: int, workers: int, kinds: bool = False) -> str:
     """One table row for a variant."""
     election = variant_election(v)
     with tempfile.TemporaryDirectory() as tmp:
@@ -337,7 +354,8 @@ def run_variant(v: Variant, sheets: int, workers: int) -> str:
     amb = f"{acc.ambiguous_sent}/{acc.ambiguous}"
     clean = f"{acc.clean_sent}/{acc.clean}"
     why = f" ({', '.join(sorted(reasons))})" if reasons else ""
-    return f"| {v.name} | yes | {sum(ids)}/{len(ids)}{why} | {errors} | {amb} | {clean} |"
+    row = f"| {v.name} | yes | {sum(ids)}/{len(ids)}{why} | {errors} | {amb} | {clean} |"
+    return row + ("\n" + kinds_line(results) if kinds else "")
 
 
 def main(argv=None) -> int:
@@ -345,6 +363,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sheets", type=int, default=20)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--only", nargs="*", help="variants whose name contains any of these words")
+    ap.add_argument("--kinds", action="store_true", help="also print, per mark kind, how many were sent to a person")
     args = ap.parse_args(argv)
     chosen = [v for n, v in VARIANTS.items() if not args.only or any(w in n for w in args.only)]
     print(f"{args.sheets} sheets per variant, seed 2026")
@@ -352,7 +371,7 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|")
     for v in chosen:
         t0 = time.perf_counter()
-        row = run_variant(v, args.sheets, args.workers)
+        row = run_variant(v, args.sheets, args.workers, args.kinds)
         print(row, f"<!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
     return 0
 
