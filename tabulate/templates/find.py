@@ -114,9 +114,9 @@ HOLE_INK_MAX = 0.25
 def _hole_ink(ink: np.ndarray, hole: np.ndarray) -> float:
     """The printed share of a closed outline's hole (whatever is printed inside it)."""
     x, y, w, h = cv2.boundingRect(hole)
-    mask = np.zeros((h, w), np.uint8)
-    cv2.drawContours(mask, [hole - np.array([x, y])], -1, 255, -1)
-    mask = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=2)  # the contour runs on the outline's pixels
+    filled = np.zeros((h, w), np.uint8)
+    cv2.drawContours(filled, [hole - np.array([x, y])], -1, 255, -1)
+    mask = cv2.erode(filled, np.ones((3, 3), np.uint8), iterations=2)  # the contour runs on the outline's pixels
     area = np.count_nonzero(mask)
     inside = np.count_nonzero(cv2.bitwise_and(ink[y : y + h, x : x + w], mask))
     return inside / area if area else 1.0
