@@ -288,7 +288,7 @@ def read_one(k: int, seed: int = 2026) -> dict:
         for t in p.targets:
             x = tt.get((t.contest_id, t.option_id))
             lay = where[(t.contest_id, t.option_id)]
-            seen = ink_inside(out[i], maps[i], lay) if bitonal[i] else True
+            seen = _seen(out[i], maps[i], lay, d.target_text != "") if bitonal[i] else True
             targets.append(
                 (x["kind"] if x else "none", bitonal[i], truth["pen"]["kind"], t.scan, t.hand, t.score, seen, lay.shape)
             )
@@ -325,6 +325,25 @@ def kinds_line(results: list[dict]) -> str:
                 sent[kind][0] += scan == "marginal" or scan != hand
                 sent[kind][1] += 1
     return "  sent: " + ", ".join(f"{k} {a}/{n}" for k, (a, n) in sent.items())
+
+
+#: Half the box (inches) round a target's centre where a design prints a number or letter in it.
+LABEL_HALF_IN = (0.04, 0.04)
+
+
+def _seen(img: np.ndarray, m: np.ndarray, target, labelled: bool) -> bool:
+    """Whether a bitonal image keeps the voter's ink inside a target: `ink_inside`, leaving out the number or
+    letter a design prints in the target's middle (print, not ink left by the voter)."""
+    if not labelled:
+        return ink_inside(img, m, target)
+    (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
+    u, w = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
+    x, y = cx + a * u, cy + b * w
+    keep = (u**2 + w**2 <= 1.0) & ((np.abs(x - cx) > LABEL_HALF_IN[0]) | (np.abs(y - cy) > LABEL_HALF_IN[1]))
+    pts = np.column_stack([x[keep], y[keep], np.ones(keep.sum())]) @ m.T
+    c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
+    r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
+    return bool((img[r, c] < 128).sum() >= 2)
 
 
 def run_variant(v: Variant, sheets: int, workers: int, kinds: bool = False) -> str:
