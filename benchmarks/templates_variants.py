@@ -11,15 +11,20 @@ says and read with the set. Two kinds of change:
 * **printed differently** (`tabulate.ballots.vendor.design_variant`): targets
   right of the names, small or wide ovals, rounded rectangles, other column
   counts, a contest continued in the next column, a back page holding only the
-  questions or nothing at all;
+  questions or nothing at all; two-line names with the party on a line of its
+  own, long instructions in every contest's heading, contests without rules,
+  a number or a letter in each oval, ovals in a drop-out red;
 * **scanned differently** (applied to the scanned images here): another
-  resolution than the blanks', colour JPEG, bitonal at a light or a dark
-  threshold, scale +-3 %, skew 3 deg, every quarter turn, heavy bleed-through,
-  a fold through a target.
+  resolution than the blanks' (600 DPI too), colour JPEG, grey JPEG at quality
+  40, bitonal at a light or a dark threshold, scale +-3 %, skew 3 deg, every
+  quarter turn, heavy bleed-through, a fold through a target, the scanner's
+  black background round the page (and a page fed off-centre, one edge cut),
+  uneven illumination.
 
 Per variant one line: import ok, pages identified, definite-mark errors
 (definite marks read unmarked + clear non-marks read marked), ambiguous marks
-sent to a person, clean ballots sent to a person.
+sent to a person, clean ballots sent to a person (``--kinds``: and per mark
+kind, how many were sent).
 """
 
 from __future__ import annotations
