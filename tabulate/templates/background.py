@@ -28,7 +28,7 @@ def paint_background(image: np.ndarray) -> np.ndarray:
     """``image`` with the dark background joined to its edges set to the paper's grey (see the module)."""
     f = FRAME_PX
     frame = np.concatenate([image[:f].ravel(), image[-f:].ravel(), image[:, :f].ravel(), image[:, -f:].ravel()])
-    sample = image[::8, ::8].ravel()
+    sample = image[::32, ::32].ravel()  # the paper's grey: 1 pixel in 1,024 is plenty, and costs nothing
     paper = float(np.partition(sample, int(0.75 * (len(sample) - 1)))[int(0.75 * (len(sample) - 1))])
     dark_at = paper / 2  # halfway to black: a grey scanner lid is no background to fight
     if np.count_nonzero(frame < dark_at) < FRAME_DARK * len(frame):
