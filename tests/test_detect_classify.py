@@ -89,7 +89,7 @@ def test_an_x_or_a_check_on_a_small_oval_goes_to_a_person():
     "shape, size",
     [
         ("oval", (0.24, 0.15)),
-        ("oval", (0.22, 0.13)),
+        ("oval", (0.225, 0.135)),
         ("oval", (0.36, 0.13)),
         ("box", (0.16, 0.16)),
         ("box", (0.2, 0.14)),
