@@ -156,7 +156,7 @@ class TemplateReader:
                 # The local search may slide a target's points by its radius: the printed name beside
                 # an arrow (whose outline pins it less than an oval's) must not come into its marking area.
                 area_slack_in=slack,
-                creases_in=crease_rows(upright, scoring_reg.affine, self.paper_in),
+                creases_in=lambda: crease_rows(upright, scoring_reg.affine, self.paper_in),
                 features=feats,
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
