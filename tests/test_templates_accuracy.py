@@ -119,6 +119,21 @@ def test_registration_fit_ignores_anchors_found_on_the_wrong_stretch_of_a_rule()
     assert np.abs(plain - true).max() > 2.0  # what the plain least-squares fit made of it
 
 
+def test_registration_fit_of_anchors_all_near_a_plain_fit_is_that_fit_and_matches_lstsq():
+    from tabulate.templates.align import fit_affine, trimmed_fit
+
+    rng = np.random.default_rng(12)
+    true = np.array([[199.1, -2.1, 40.0], [2.1, 200.6, 75.5]])
+    page = rng.uniform([0.5, 0.5], [8.0, 13.5], size=(12, 2))
+    image = page @ true[:, :2].T + true[:, 2] + rng.normal(0, 0.2, size=(12, 2))
+    a = np.column_stack([page, np.ones(len(page))])
+    sol, *_ = np.linalg.lstsq(a, image, rcond=None)  # the textbook least squares the fit must equal
+    plain, res = fit_affine(page, image)
+    assert np.abs(plain - sol.T).max() < 1e-9 and np.abs(res - np.hypot(*(a @ sol - image).T)).max() < 1e-9
+    fit, kept = trimmed_fit(page, image, 1.2)
+    assert np.array_equal(fit, plain) and len(kept) == 12  # every anchor near: nothing to trim
+
+
 def _features(erasure: list[float], score: float = 0.01) -> np.ndarray:
     from tabulate.kernels.points import FEATURES, F
 

@@ -14,6 +14,7 @@ import numpy as np
 from ._anchors import N_ANCHOR_OUT, match_anchors_kernel
 from ._marks import mark_components_kernel, refine_mark_kernel
 from ._new_ink import N_NEW_INK, new_ink_kernel
+from ._skew import skew_sums_kernel
 from ._targets import N_FEATURES, score_targets_kernel
 from .points import FEATURES, F, TargetPoints, offsets_by_distance
 
@@ -29,6 +30,7 @@ __all__ = [
     "offsets_by_distance",
     "refine_mark",
     "score_targets",
+    "skew_sums",
     "warm",
 ]
 
@@ -243,6 +245,21 @@ def warm() -> None:
     score_targets(win, np.eye(2, 3), nothing, paper=255.0, ink=0.0, split=0.25, residue=0.08, offsets=np.zeros((1, 2)))
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1)
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1, climb=True)
+    skew_sums(win)
+
+
+def skew_sums(image: np.ndarray) -> tuple[float, float]:
+    """The sums a page's print skew is read from (`tabulate.templates.align.print_angle`), in one pass.
+
+    Over the even rows and columns of ``image`` (``uint8``, at least 2 x 2): Scharr's gradient
+    ``g`` (as ``cv2.Scharr``, border reflected) gives ``(sum |g|^4 cos 4 theta, sum |g|^4 sin 4 theta)``,
+    theta the gradient's direction. `tabulate.kernels.reference.skew_sums` is the oracle.
+    """
+    image = _grey(image, "image")
+    if image.shape[0] < 2 or image.shape[1] < 2:
+        raise ValueError(f"image must be at least 2 x 2, got {image.shape}")
+    c, s = skew_sums_kernel(image)
+    return float(c), float(s)
 
 
 def _affine(a: np.ndarray, name: str) -> np.ndarray:

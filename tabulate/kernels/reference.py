@@ -349,3 +349,11 @@ def match_anchors(
             fy = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) else 0.0
         out[i] = bx + fx + p // 2, by + fy + p // 2, corr[by, bx]
     return out
+
+
+def skew_sums(image: np.ndarray) -> tuple[float, float]:
+    """Oracle of `tabulate.kernels.skew_sums`: OpenCV's Scharr gradients (float64) on every other pixel."""
+    gx = cv2.Scharr(image, cv2.CV_64F, 1, 0)[::2, ::2]
+    gy = cv2.Scharr(image, cv2.CV_64F, 0, 1)[::2, ::2]
+    xy, d = gx * gy, gx * gx - gy * gy
+    return float(np.sum(d * d - 4.0 * xy * xy)), float(np.sum(4.0 * xy * d))
