@@ -22,8 +22,12 @@ from tabulate.kernels import reference, skew_sums
 def test_kernel_agrees_with_its_numpy_twin_on_any_image_and_border(seed, h, w):
     image = np.random.default_rng(seed).integers(0, 256, (h, w), dtype=np.uint8)
     assert_allclose(skew_sums(image), reference.skew_sums(image), rtol=1e-12, atol=1e-6)
+    ink_bright = 255.0 - image.astype(np.float32)  # a template's blank, as `pages` keeps it
+    assert_allclose(skew_sums(ink_bright), reference.skew_sums(image), rtol=1e-12, atol=1e-6)
 
 
 def test_a_page_too_small_for_a_gradient_is_refused():
     with pytest.raises(ValueError):
         skew_sums(np.zeros((1, 9), np.uint8))
+    with pytest.raises(ValueError):
+        skew_sums(np.zeros((9, 9), np.int16))

@@ -251,14 +251,13 @@ def warm() -> None:
 def skew_sums(image: np.ndarray) -> tuple[float, float]:
     """The sums a page's print skew is read from (`tabulate.templates.align.print_angle`), in one pass.
 
-    Over the even rows and columns of ``image`` (``uint8``, at least 2 x 2): Scharr's gradient
+    Over the even rows and columns of ``image`` (``uint8``, or ``float32`` for a template's blank; at least 2 x 2): Scharr's gradient
     ``g`` (as ``cv2.Scharr``, border reflected) gives ``(sum |g|^4 cos 4 theta, sum |g|^4 sin 4 theta)``,
     theta the gradient's direction. `tabulate.kernels.reference.skew_sums` is the oracle.
     """
-    image = _grey(image, "image")
-    if image.shape[0] < 2 or image.shape[1] < 2:
-        raise ValueError(f"image must be at least 2 x 2, got {image.shape}")
-    c, s = skew_sums_kernel(image)
+    if image.dtype not in (np.uint8, np.float32) or image.ndim != 2 or image.shape[0] < 2 or image.shape[1] < 2:
+        raise ValueError(f"image must be 2-D uint8 or float32, at least 2 x 2, got {image.dtype} {image.shape}")
+    c, s = skew_sums_kernel(np.ascontiguousarray(image))
     return float(c), float(s)
 
 

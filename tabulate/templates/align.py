@@ -133,7 +133,7 @@ def unit(a: np.ndarray) -> np.ndarray:
     """``a`` flattened, centred and scaled to unit length (float32): ``ncc(a, b) == unit(a) @ unit(b)``."""
     v = a.astype(np.float64).ravel()
     v -= v.mean()
-    n = float(np.sqrt(v @ v))
+    n = float(np.sqrt(np.einsum("i,i->", v, v)))  # not BLAS: see `matching.MatchBasis.dots`
     return (v / n if n > 0 else v).astype(np.float32)
 
 
@@ -145,22 +145,6 @@ def closer_share(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: floa
     if n == 0:
         return 0.5
     return float(np.count_nonzero((np.abs(frame - a) < np.abs(frame - b))[where])) / n
-
-
-def page_frame(image: np.ndarray, affine: np.ndarray, width_in: float, height_in: float) -> np.ndarray:
-    """The image resampled into the page's own frame at `MATCH_DPI` (ink bright, float32); ``image`` should
-    be near `MATCH_DPI` already (`half_image` of the fine page): a linear resample does not smooth."""
-    m = np.vstack([affine, [0, 0, 1]]) @ np.diag([1 / MATCH_DPI, 1 / MATCH_DPI, 1.0])
-    size = (round(width_in * MATCH_DPI), round(height_in * MATCH_DPI))
-    out = cv2.warpAffine(
-        image,
-        m[:2],
-        size,
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=255,
-    )
-    return 255.0 - out.astype(np.float32)
 
 
 def print_angle(image: np.ndarray) -> float:
