@@ -15,6 +15,7 @@ from ._anchors import N_ANCHOR_OUT, match_anchors_kernel
 from ._marks import mark_components_kernel, refine_mark_kernel
 from ._new_ink import N_NEW_INK, new_ink_kernel
 from ._skew import skew_sums_kernel
+from ._spread import spread_runs_kernel
 from ._targets import N_FEATURES, score_targets_kernel
 from .points import FEATURES, F, TargetPoints, offsets_by_distance
 
@@ -31,6 +32,7 @@ __all__ = [
     "refine_mark",
     "score_targets",
     "skew_sums",
+    "spread_runs",
     "warm",
 ]
 
@@ -246,6 +248,7 @@ def warm() -> None:
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1)
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1, climb=True)
     skew_sums(win)
+    spread_runs(win, np.eye(2, 3), np.zeros((1, 2)), np.zeros(1, np.int64), np.zeros(1, np.int64), 128.0, 1, 1)
 
 
 def skew_sums(image: np.ndarray) -> tuple[float, float]:
@@ -259,6 +262,39 @@ def skew_sums(image: np.ndarray) -> tuple[float, float]:
         raise ValueError(f"image must be 2-D uint8 or float32, at least 2 x 2, got {image.dtype} {image.shape}")
     c, s = skew_sums_kernel(np.ascontiguousarray(image))
     return float(c), float(s)
+
+
+def spread_runs(
+    image: np.ndarray,
+    affine: np.ndarray,
+    xy: np.ndarray,
+    band: np.ndarray,
+    runs: np.ndarray,
+    threshold: float,
+    n_runs: int,
+    n_bands: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """How much of each band around a template's print the scan darkens, per run of the page, in one pass.
+
+    Point ``i`` (``xy[i]`` page inches, ``affine`` page inches -> image px) lies in band ``band[i]``
+    (``0..n_bands``) of run ``runs[i]`` (``0..n_runs - 1``); it is dark when the image pixel it falls
+    on (truncated, clipped to the image) is below ``threshold``. Returns ``grown`` (``n_runs``,
+    float64: each run's dark shares of bands ``1..n_bands``, summed) and ``filled`` (``n_runs``, bool:
+    the run has any points). `tabulate.kernels.reference.spread_runs` is the oracle.
+    """
+    image = _grey(image, "image")
+    xy = np.ascontiguousarray(xy, dtype=np.float64).reshape(-1, 2)
+    band = np.ascontiguousarray(band, dtype=np.int64)
+    runs = np.ascontiguousarray(runs, dtype=np.int64)
+    if band.shape != (len(xy),) or runs.shape != (len(xy),):
+        raise ValueError(f"band and runs must be ({len(xy)},), got {band.shape} and {runs.shape}")
+    if len(xy) and not (band.min() >= 0 and band.max() <= n_bands and runs.min() >= 0 and runs.max() < n_runs):
+        raise ValueError(f"bands must lie in 0..{n_bands} and runs in 0..{n_runs - 1}")
+    grown, filled = np.zeros(n_runs), np.zeros(n_runs, np.bool_)
+    spread_runs_kernel(
+        image, _affine(affine, "affine"), xy, band, runs, float(threshold), n_runs, n_bands, grown, filled
+    )
+    return grown, filled
 
 
 def _affine(a: np.ndarray, name: str) -> np.ndarray:
