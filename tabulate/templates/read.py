@@ -3,11 +3,9 @@
 Which page is this? By code first: the best-matching template's code (a QR
 symbol or a timing-mark row) is read where that template prints it, and the
 set maps its text to a style and page. When the code does not read, by
-matching: the page, registered, is compared at 50 DPI with every blank (one
-dot product each, `tabulate.templates.align`) and the best must have a
-correlation of at least `MIN_MATCH` and beat every other template by
-`MATCH_MARGIN`; else the page is refused (``no_template_match`` or
-``template_ambiguous``).
+matching (`tabulate.templates.matching`): the page, registered, is compared
+at 50 DPI with every blank and the best must be clear; else the page is
+refused (``no_template_match`` or ``template_ambiguous``).
 
 After that the page is scored by the native kernel with the template's
 point sets (`tabulate.templates.pages.scoring_template`) and classified with
