@@ -200,7 +200,7 @@ class TemplateReader:
         fits = sorted((coarse(mean, small, k, self._angles(skew)) for k in turns), key=lambda c: -c.rho)
         for c in fits:
             turned = np.ascontiguousarray(np.rot90(small, c.k))
-            ranked = []
+            ranked: list[tuple[float, TemplatePage, Coarse]] = []
             for (h, w), basis in self._match_bases()[1].items():  # one warp and one product per blank shape
                 frame = cv2.warpAffine(
                     turned, c.warp.astype(np.float32), (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
