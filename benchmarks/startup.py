@@ -5,7 +5,8 @@
 Each figure comes from a fresh Python process (CPU seconds, so a shared
 machine slows it less than wall time):
 
-* ``import tabulate.cli`` (what every command pays before it parses its arguments);
+* ``import tabulate.cli`` (what every command pays before it parses its arguments), and
+  that import with ``build_parser()`` (every command builds the whole parser);
 * the forkserver's preload, ``import tabulate.central.preload`` (the reader's
   modules and `tabulate.kernels.warm`), paid once per scan;
 * the first and second sheet read by `interpret_sheet` (a G4 sheet simulated
@@ -83,11 +84,36 @@ def _cli_import_ms() -> float:
     return int(line.split("|")[1]) / 1000
 
 
+_PARSER = """
+import sys, time
+sys.path.insert(0, {root!r})
+c0 = time.process_time()
+import tabulate.cli
+tabulate.cli.build_parser()
+c1 = time.process_time()
+heavy = sorted(m for m in ("numpy", "cv2", "PIL", "numba", "tabulate.ballots") if m in sys.modules)
+print(c1 - c0, ",".join(heavy) or "none")
+"""
+
+
+def _parser_cpu(rounds: int = 3) -> tuple[float, str]:
+    """Least CPU seconds of importing the CLI and building its parser (every command does both), and what it loaded."""
+    runs = []
+    for _ in range(rounds):
+        out = subprocess.run(
+            [sys.executable, "-c", _PARSER.format(root=str(ROOT))], capture_output=True, text=True, check=True
+        ).stdout.split()
+        runs.append((float(out[0]), out[1]))
+    return min(runs)
+
+
 def main() -> int:
     sys.path.insert(0, str(ROOT))
     from tabulate.election import load_election
 
     print(f"import tabulate.cli: {_cli_import_ms():.0f} ms (wall, -X importtime)")
+    cpu, heavy = _parser_cpu()
+    print(f"import tabulate.cli + build_parser() (every command): {cpu:.2f} CPU s; heavy modules loaded: {heavy}")
     with tempfile.TemporaryDirectory(prefix="tabulate-startup-") as tmp:
         pages = _g4_pages(Path(tmp))
         election = str(ROOT / "samples" / "general" / "election.json")

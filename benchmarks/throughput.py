@@ -122,12 +122,12 @@ def decode_only(folder: Path, workers: int) -> float:
     """
     from collections import deque
 
-    from tabulate.central.pipeline import _context
+    from tabulate.central.readers_start import reader_context
     from tabulate.central.sources import ScanPlan
 
     start = time.monotonic()
     with ProcessPoolExecutor(
-        workers, mp_context=_context(), initializer=_init_decoder, initargs=(str(ELECTION),)
+        workers, mp_context=reader_context(), initializer=_init_decoder, initargs=(str(ELECTION),)
     ) as pool:
         window: deque = deque()
         for sheet in ScanPlan([folder]):

@@ -94,6 +94,16 @@ def test_the_cli_and_the_scan_pipeline_load_the_reader_only_when_they_read():
     assert out.stdout.strip() == "[]"
 
 
+def test_building_the_cli_parser_loads_neither_the_simulator_nor_the_reader():
+    """Every command builds the whole parser first: it must not pay for the simulator (numpy, OpenCV,
+    Pillow) or the reader before it runs (docs/perf.md, start-up: ~0.35 CPU s when `samples` listed the
+    simulator's names by importing it)."""
+    heavy = ("numba", "cv2", "PIL", "tabulate.ballots", "tabulate.detect", "tabulate.kernels")
+    code = f"import sys, tabulate.cli\ntabulate.cli.build_parser()\nprint(sorted(m for m in sys.modules if m in {heavy!r}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
+
+
 def test_the_picture_in_docs_architecture_is_the_layers_contract():
     tomllib = pytest.importorskip("tomllib")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

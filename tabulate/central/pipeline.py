@@ -21,7 +21,6 @@ Why a run can be killed at any moment and started again:
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sqlite3
 import sys
@@ -39,6 +38,7 @@ from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, SheetReason
 from .hotfolder import HotFolder
 from .interpret import Interpreter, interpret_sheet
 from .layouts_warm import offer_election, withdraw_election
+from .readers_start import reader_context, take_offer
 from .sources import ScanPlan, SheetSource
 from .worker import fingerprint, init_worker, ping, read_task
 
@@ -123,17 +123,6 @@ class _Occurrences:
         self._db.close()
 
 
-def _context():
-    # forkserver: workers fork from a clean server that preloaded the reader and loaded its
-    # compiled kernels (`tabulate.central.preload`), never from the parent (which holds an
-    # open SQLite connection and threads).
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["tabulate.central.preload"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
 def _kill(executor: ProcessPoolExecutor) -> None:
     for proc in list((getattr(executor, "_processes", None) or {}).values()):
         try:
@@ -156,11 +145,14 @@ class _Readers:
     dashboard: str | None = None
 
     def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float):
-        self._ctx = _context()
+        self._ctx = reader_context()
         self._args = (election, interpreter, os.getpid())
         # The forkserver builds every page's sample points once, for all workers (layouts_warm);
-        # a template set's reader has sample points of its own.
-        self._offered = offer_election(election) if interpreter is interpret_sheet else None
+        # a template set's reader has sample points of its own. A server started early
+        # (`readers_start.start_early`) was offered the election already.
+        early, self._offered = take_offer(election)
+        if not early and interpreter is interpret_sheet:
+            self._offered = offer_election(election)
         self.workers = workers
         self.timeout = timeout
         self._pool = self._new(workers)

@@ -8,11 +8,15 @@ from pathlib import Path
 
 from .errors import UsageError
 
+#: The simulator's voter mixes and scanner profiles (`tabulate.ballots.voters.POPULATIONS`,
+#: `tabulate.ballots.scanner.SCAN_PROFILES`; tests/test_cli_samples_names.py holds them equal). Named
+#: here so that building the CLI's parser, which every command does, does not import the simulator
+#: (numpy, OpenCV, Pillow: ~0.35 CPU s before any command ran; docs/perf.md, start-up).
+POPULATION_NAMES = ("realistic", "varied", "clean", "stress")
+SCAN_PROFILE_NAMES = ("default", "clean", "rough")
+
 
 def register(subparsers) -> None:
-    from ..ballots.scanner import SCAN_PROFILES
-    from ..ballots.voters import POPULATIONS
-
     p = subparsers.add_parser(
         "samples",
         help="simulate voted, scanned ballots",
@@ -43,13 +47,13 @@ def register(subparsers) -> None:
     )
     m.add_argument(
         "--population",
-        choices=tuple(POPULATIONS),
+        choices=POPULATION_NAMES,
         default="realistic",
         help="voter mix: realistic (default), clean (well-filled ovals only) or stress (every mark kind)",
     )
     m.add_argument(
         "--scan-profile",
-        choices=tuple(SCAN_PROFILES),
+        choices=SCAN_PROFILE_NAMES,
         default="default",
         help="scanner: default, clean (square, noiseless) or rough",
     )

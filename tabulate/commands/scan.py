@@ -181,6 +181,12 @@ def run_scan(args: argparse.Namespace) -> int:
     if args.cluster is not None and not args.cluster.startswith(("local:", "tcp://", "tls://")):
         raise UsageError(f"--cluster {args.cluster!r}: give local:N or a scheduler address tcp://HOST:PORT")
     plan = _plan(args)
+    if args.cluster is None and not args.templates:
+        from ..central.readers_start import start_early
+
+        # Once the arguments are known good: the readers' forkserver imports the reader and warms this
+        # election's layouts on the other core while this process opens the store (docs/perf.md, start-up).
+        start_early(election)
     interpreter = {}
     template_reader = None
     if args.templates:

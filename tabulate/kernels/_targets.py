@@ -13,15 +13,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import _areas, _interior, _stamp
+from ._areas import DARK, PAPER, RESIDUE, cell_max, crossings, dark_fraction, sector_ink
+from ._interior import interior
+
+# Before the decorators below run: numba's cache of this file's kernel does not see edits to the helpers.
+_stamp.refresh(__file__, _areas.__file__, _interior.__file__)
+
 N_FEATURES = 12
-#: Column of the "deep" feature (the darkening of the interior's darkest tenth, as a share of print's).
-DEEP = 11
 #: A local-search position must beat the best so far by this much to be taken.
 MATCH_EPS = 1e-9
 #: A marking-area cell with fewer unprinted points than this (mostly print) is not judged.
 MIN_CELL_POINTS = 20
-#: Pixel states in the class table.
-PAPER, RESIDUE, DARK = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
@@ -91,226 +94,6 @@ def _best_offset(image, skip, pos, n, w, lo, offsets, dark_n, m):
     if n == 0:
         best = 0.0
     return bi, best
-
-
-@njit(cache=True, nogil=True)
-def _dark_fraction(image, skip, a, xy, dist, margin, lo, hi, dc, dr, state):
-    """Dark fraction of the points at least ``margin`` from print."""
-    a00, a01, a02, a10, a11, a12 = a[0, 0], a[0, 1], a[0, 2], a[1, 0], a[1, 1], a[1, 2]
-    rows, cols = image.shape
-    dark = 0
-    n = 0
-    for j in range(hi - lo):
-        if dist[lo + j] < margin:
-            continue
-        n += 1
-        rf = a10 * xy[lo + j, 0] + a11 * xy[lo + j, 1] + a12 + 0.5
-        cf = a00 * xy[lo + j, 0] + a01 * xy[lo + j, 1] + a02 + 0.5
-        r = (int(rf) if rf >= 0.0 else -1) + dr
-        c = (int(cf) if cf >= 0.0 else -1) + dc
-        if r >= 0 and c >= 0 and r < rows and c < cols and not skip[c] and state[image[r, c]] == DARK:
-            dark += 1
-    return dark / n if n > 0 else 0.0
-
-
-@njit(cache=True, nogil=True)
-def _cell_max(image, skip, a, xy, cell, dist, margin, lo, hi, dc, dr, state, n_cells, min_points, min_hits):
-    """The largest dark fraction of any cell holding at least ``min_points`` points and ``min_hits`` dark ones."""
-    hits = np.zeros(n_cells, np.int64)
-    pts = np.zeros(n_cells, np.int64)
-    a00, a01, a02, a10, a11, a12 = a[0, 0], a[0, 1], a[0, 2], a[1, 0], a[1, 1], a[1, 2]
-    rows, cols = image.shape
-    for i in range(lo, hi):
-        if dist[i] < margin:
-            continue
-        k = cell[i]
-        pts[k] += 1
-        rf = a10 * xy[i, 0] + a11 * xy[i, 1] + a12 + 0.5
-        cf = a00 * xy[i, 0] + a01 * xy[i, 1] + a02 + 0.5
-        r = (int(rf) if rf >= 0.0 else -1) + dr
-        c = (int(cf) if cf >= 0.0 else -1) + dc
-        if r >= 0 and c >= 0 and r < rows and c < cols and not skip[c] and state[image[r, c]] == DARK:
-            hits[k] += 1
-    best = 0.0
-    for c in range(n_cells):
-        if pts[c] >= min_points and hits[c] >= min_hits:
-            best = max(best, hits[c] / pts[c])
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _sector_ink(image, skip, a, xy, sector, lo, hi, dc, dr, state, n_sectors, min_hits):
-    """Per sector: 1 holds ink (>= min_hits dark points), 0 paper, -1 no points."""
-    hits = np.zeros(n_sectors, np.int64)
-    pts = np.zeros(n_sectors, np.int64)
-    a00, a01, a02, a10, a11, a12 = a[0, 0], a[0, 1], a[0, 2], a[1, 0], a[1, 1], a[1, 2]
-    rows, cols = image.shape
-    for i in range(lo, hi):
-        s = sector[i]
-        pts[s] += 1
-        rf = a10 * xy[i, 0] + a11 * xy[i, 1] + a12 + 0.5
-        cf = a00 * xy[i, 0] + a01 * xy[i, 1] + a02 + 0.5
-        r = (int(rf) if rf >= 0.0 else -1) + dr
-        c = (int(cf) if cf >= 0.0 else -1) + dc
-        if r >= 0 and c >= 0 and r < rows and c < cols and not skip[c] and state[image[r, c]] == DARK:
-            hits[s] += 1
-    out = np.empty(n_sectors, np.int64)
-    for s in range(n_sectors):
-        if pts[s] == 0:
-            out[s] = -1
-        elif hits[s] >= min_hits:
-            out[s] = 1
-        else:
-            out[s] = 0
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _widest_span(is_dark, col, col_read, ncols, min_hits):
-    """The read columns spanned by the widest 8-connected piece of dark points of an arrow's gap grid.
-
-    The gap's points are a full grid, row by row (``col`` gives each point's column); columns not
-    read whole (``col_read`` 0: a streak hid some of their points) are left out, so ink either side
-    of them joins. A piece of fewer than
-    ``min_hits`` points (a speck) spans nothing. Not a grid (a caller's own points): the number of
-    columns holding ``min_hits`` dark points, as if every inked column were joined.
-    """
-    n = is_dark.shape[0]
-    nrows = n // ncols
-    rank = np.full(ncols, -1, np.int64)  # each read column's place among the read columns
-    k = 0
-    for c in range(ncols):
-        if col_read[c] > 0:
-            rank[c] = k
-            k += 1
-    if nrows * ncols != n:
-        hits = np.zeros(ncols, np.int64)
-        for j in range(n):
-            if is_dark[j]:
-                hits[col[j]] += 1
-        joined = 0
-        for c in range(ncols):
-            if hits[c] >= min_hits and rank[c] >= 0:
-                joined += 1
-        return joined
-    at = np.full(nrows * k, -1, np.int64)  # (row, read column) -> point index, -1: paper
-    for j in range(n):
-        if is_dark[j] and rank[col[j]] >= 0:
-            at[(j // ncols) * k + rank[col[j]]] = j
-    seen = np.zeros(nrows * k, np.bool_)
-    stack = np.empty(nrows * k, np.int64)
-    best = 0
-    for start in range(nrows * k):
-        if at[start] < 0 or seen[start]:
-            continue
-        seen[start] = True
-        stack[0] = start
-        top = 1
-        size = 0
-        left = k
-        right = -1
-        while top > 0:
-            top -= 1
-            cell = stack[top]
-            r, c = cell // k, cell % k
-            size += 1
-            left = min(left, c)
-            right = max(right, c)
-            for rr in range(max(0, r - 1), min(nrows, r + 2)):
-                for cc in range(max(0, c - 1), min(k, c + 2)):
-                    q = rr * k + cc
-                    if at[q] >= 0 and not seen[q]:
-                        seen[q] = True
-                        stack[top] = q
-                        top += 1
-        if size >= min_hits:
-            best = max(best, right - left + 1)
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min_hits, lp, print_dark, hist, out):
-    n = hi - lo
-    if n == 0:
-        return
-    hist[:] = 0
-    a00, a01, a02, a10, a11, a12 = a[0, 0], a[0, 1], a[0, 2], a[1, 0], a[1, 1], a[1, 2]
-    dark = 0
-    residue = 0
-    total = 0.0
-    col_hits = np.zeros(max(ncols, 1), np.int64)
-    col_read = np.zeros(max(ncols, 1), np.int64)
-    col_pts = np.zeros(max(ncols, 1), np.int64)
-    is_dark = np.zeros(n if ncols > 0 else 0, np.bool_)
-    rows, cols = image.shape
-    for j in range(n):
-        rf = a10 * xy[lo + j, 0] + a11 * xy[lo + j, 1] + a12 + 0.5
-        cf = a00 * xy[lo + j, 0] + a01 * xy[lo + j, 1] + a02 + 0.5
-        r = (int(rf) if rf >= 0.0 else -1) + dr
-        c = (int(cf) if cf >= 0.0 else -1) + dc
-        if ncols > 0:
-            col_pts[col[lo + j]] += 1
-        if r < 0 or c < 0 or r >= rows or c >= cols or skip[c]:
-            continue
-        v = image[r, c]
-        if ncols > 0:
-            col_read[col[lo + j]] += 1
-        hist[v] += 1
-        total += dark_n[v]
-        st = state[v]
-        if st == DARK:
-            dark += 1
-            if ncols > 0:
-                col_hits[col[lo + j]] += 1
-                is_dark[j] = True
-        elif st == RESIDUE:
-            residue += 1
-    if ncols > 0:
-        # A column a scanner's streak hid any of (on a skewed page a streak wanders across the gap's
-        # columns) is left out, not counted open: the ink either side of it joins.
-        read = 0
-        for c in range(ncols):
-            if col_read[c] < col_pts[c]:
-                col_read[c] = 0
-            if col_read[c] > 0:
-                read += 1
-        out[0] = _widest_span(is_dark, col[lo:hi], col_read, ncols, min_hits) / max(read, 1)
-    else:
-        out[0] = total / n
-    out[1] = dark / n
-    out[2] = residue / n
-    # The grey of the darkest tenth (the ceil(n / 10)-th darkest point read; points not read count as paper):
-    # its darkening of the local paper (1 - grey / paper) as a share of the print's (1 - ink / paper). The
-    # scanner maps reflectance to grey as black + (paper - black) x reflectance, so this is the ink's own
-    # darkness, whatever the paper's tone or the scanner's black level.
-    need = (n + 9) // 10
-    seen = 0
-    deep = 0.0
-    for g in range(256):
-        seen += hist[g]
-        if seen >= need:
-            deep = max(0.0, 1.0 - g / lp) / print_dark
-            break
-    out[DEEP] = deep
-
-
-@njit(cache=True, nogil=True)
-def _crossings(near, n_sectors):
-    """Runs of inked sectors around the band (sectors without points skipped; inked all round = 0)."""
-    runs = 0
-    prev = -1
-    first = -1
-    for s in range(n_sectors):
-        if near[s] < 0:
-            continue
-        if first < 0:
-            first = near[s]
-        if near[s] == 1 and prev != 1:
-            runs += 1
-        prev = near[s]
-    if runs > 0 and first == 1 and prev == 1:
-        runs -= 1  # the run wraps around sector 0 (a band inked all round counts 0)
-    return runs
 
 
 @njit(cache=True, nogil=True)
@@ -402,7 +185,7 @@ def score_targets_kernel(
         if lp <= ink:
             lp = paper
         dark_n, state = _tables(lp, ink, lp - split * (lp - ink), lp - residue * (lp - ink))
-        _interior(
+        interior(
             image,
             skip,
             a,
@@ -421,7 +204,7 @@ def score_targets_kernel(
             hist,
             out[t],
         )
-        ring = _sector_ink(
+        ring = sector_ink(
             image, skip, a, outer_xy, outer_sector, outer_ptr[t], outer_ptr[t + 1], dc, dr, state, n_sectors, min_hits
         )
         have = 0
@@ -432,11 +215,11 @@ def score_targets_kernel(
                 if ring[s] == 1:
                     inked += 1
         out[t, 3] = inked / have if have > 0 else 0.0
-        near = _sector_ink(
+        near = sector_ink(
             image, skip, a, near_xy, near_sector, near_ptr[t], near_ptr[t + 1], dc, dr, state, n_sectors, min_hits
         )
-        out[t, 4] = _crossings(near, n_sectors)
-        out[t, 5] = _cell_max(
+        out[t, 4] = crossings(near, n_sectors)
+        out[t, 5] = cell_max(
             image,
             skip,
             a,
@@ -453,7 +236,7 @@ def score_targets_kernel(
             MIN_CELL_POINTS,
             min_hits,
         )
-        out[t, 6] = _dark_fraction(
+        out[t, 6] = dark_fraction(
             image, skip, a, write_in_xy, write_in_dist, area_margin, write_in_ptr[t], write_in_ptr[t + 1], dc, dr, state
         )
         out[t, 7] = dc

@@ -20,18 +20,8 @@ import msgpack
 import numpy as np
 
 from ..detect.reading import _EVIDENCE_FEATURES, PageReading, SheetReading
-from .evidence import (
-    _HEX64,
-    _LEVEL,
-    _PAGE,
-    MAGIC,
-    SCALE,
-    _pack_columns,
-    _pairs,
-    _scaled,
-    encode_evidence,
-    targets_block,
-)
+from .evidence import _HEX64, _LEVEL, _PAGE, MAGIC, _pairs, _scaled, encode_evidence
+from .evidence_targets import SCALE, pack_columns, targets_block
 
 _NAMES = [k for k, _ in _EVIDENCE_FEATURES]
 _COLUMNS = [i for _, i in _EVIDENCE_FEATURES]
@@ -86,7 +76,7 @@ def _rounded(raw: np.ndarray) -> np.ndarray | None:
 
 
 def _pack_targets(page: PageReading, pairs: tuple[tuple[str, str], ...]) -> dict | None:
-    """`evidence._pack_targets` of the page's ``to_dict`` targets; None if a value is not a finite number."""
+    """`evidence_targets.pack_targets` of the page's ``to_dict`` targets; None if a value is not a finite number."""
     targets = page.targets
     try:
         raw = np.array([(t.score, *t.features) for t in targets], dtype=np.float64)
@@ -107,4 +97,4 @@ def _pack_targets(page: PageReading, pairs: tuple[tuple[str, str], ...]) -> dict
     columns["scan"] = [strings.setdefault(t.scan, len(strings)) for t in targets]
     columns["hand"] = [strings.setdefault(t.hand, len(strings)) for t in targets]
     clauses = [[strings.setdefault(c, len(strings)) for c in t.hand_clauses] for t in targets]
-    return targets_block(strings, at if named else None, columns, clauses, list(_NAMES), _pack_columns(matrix))
+    return targets_block(strings, at if named else None, columns, clauses, list(_NAMES), pack_columns(matrix))

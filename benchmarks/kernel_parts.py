@@ -1,0 +1,108 @@
+"""What each point set costs the target kernel (docs/perf.md, "Round 5"), in one process.
+
+    python benchmarks/kernel_parts.py --sheets 6 --rounds 20 [--format g4|jpeg]
+
+Simulates ``--sheets`` sheets (seeded, default scanner profile, 200 DPI),
+reads them once to capture every page's `tabulate.kernels.score_targets`
+call, then times that call with the page's points as built and with one
+point set (or all but the outline) emptied, the variants interleaved round
+by round. Process CPU ms per page, the least of ``--rounds`` rounds (the
+round least disturbed by other work on a shared machine); a set's cost is the
+"as built" figure minus the figure without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import profile_stages  # noqa: E402
+
+import tabulate.detect.score as score_module  # noqa: E402
+from tabulate.central.pages import load_page  # noqa: E402
+from tabulate.detect import read_sheet  # noqa: E402
+from tabulate.election import load_election  # noqa: E402
+from tabulate.kernels import TargetPoints, score_targets  # noqa: E402
+
+#: Each set's extra per-point arrays, emptied with it.
+SETS = {
+    "interior": ("interior_col",),
+    "outer": ("outer_sector",),
+    "near": ("near_sector",),
+    "mark": ("mark_cell", "mark_dist"),
+    "write_in": ("write_in_dist",),
+}
+
+
+def without(p: TargetPoints, *names: str) -> TargetPoints:
+    """``p`` with the named point sets emptied (every target keeps its place, with no points)."""
+    kw: dict = {}
+    for name in names:
+        kw[f"{name}_xy"] = p.__dict__[f"{name}_xy"][:0]
+        kw[f"{name}_ptr"] = np.zeros_like(p.__dict__[f"{name}_ptr"])
+        for extra in SETS[name]:
+            kw[extra] = p.__dict__[extra][:0]
+        if name == "interior":
+            kw["interior_ncols"] = np.zeros_like(p.interior_ncols)
+    return dataclasses.replace(p, **kw)
+
+
+def captured_calls(election, sheets: int, fmt: str) -> list:
+    """Every page's (args, kwargs) of `score_targets`, as the reader made them."""
+    calls = []
+    real = score_module.score_targets
+
+    def spy(*args, **kwargs):
+        calls.append((args, kwargs))
+        return real(*args, **kwargs)
+
+    score_module.score_targets = spy
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            for pages in profile_stages.write_sheets(election, sheets, fmt, Path(d)):
+                read_sheet(election, [load_page(p, (8.5, 11.0))[0] for p in pages])
+    finally:
+        score_module.score_targets = real
+    return calls
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sheets", type=int, default=6)
+    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--format", choices=("g4", "jpeg"), default="g4")
+    args = ap.parse_args(argv)
+    election = load_election(profile_stages.SAMPLE)
+    calls = captured_calls(election, args.sheets, args.format)
+    variants = {"as built": ()} | {f"without {s}": (s,) for s in SETS} | {"outline only": tuple(SETS)}
+    points = {name: [without(a[2], *drop) for a, _ in calls] for name, drop in variants.items()}
+    best = dict.fromkeys(variants, float("inf"))
+    for _ in range(args.rounds):
+        for name in variants:
+            start = time.process_time()
+            for (a, k), p in zip(calls, points[name]):
+                score_targets(a[0], a[1], p, **k)
+            best[name] = min(best[name], time.process_time() - start)
+    first = calls[0][0][2]
+    counts = {s: len(first.__dict__[f"{s}_xy"]) for s in ("outline", *SETS)}
+    print(f"{args.format}: {len(calls)} pages; points on the first page: {counts}")
+    whole = best["as built"] * 1e3 / len(calls)
+    for name in variants:
+        ms = best[name] * 1e3 / len(calls)
+        extra = "" if name == "as built" else f"   (difference {whole - ms:+.3f})"
+        print(f"  {name:<18} {ms:6.3f} CPU ms/page{extra}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,54 @@
+"""`tabulate scan` starts its readers' forkserver as soon as the election is loaded (`tabulate.central.readers_start`)."""
+
+from __future__ import annotations
+
+import multiprocessing.forkserver
+import os
+
+import pytest
+from test_scan_support import ELECTION_PATH
+
+from tabulate.central import readers_start
+from tabulate.central.layouts_warm import ELECTION_ENV, withdraw_election
+from tabulate.election import load_election
+
+pytestmark = pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(), reason="no forkserver on this platform"
+)
+
+
+@pytest.fixture
+def election(monkeypatch):
+    monkeypatch.delenv(ELECTION_ENV, raising=False)
+    monkeypatch.setattr(readers_start, "_EARLY", {})
+    return load_election(ELECTION_PATH)
+
+
+def test_the_server_starts_with_the_election_already_offered(election, monkeypatch):
+    seen = []  # what the server would find when it starts: it reads the offer from its environment
+    monkeypatch.setattr(
+        multiprocessing.forkserver,
+        "ensure_running",
+        lambda: seen.append((os.environ.get(ELECTION_ENV), os.path.isfile(os.environ.get(ELECTION_ENV, "")))),
+    )
+    assert readers_start.start_early(election)
+    early, path = readers_start.take_offer(election)
+    try:
+        assert early and seen == [(str(path), True)]
+    finally:
+        withdraw_election(path)
+        readers_start._EARLY.clear()
+
+
+def test_the_offer_is_taken_once_and_only_for_its_election(election, monkeypatch):
+    monkeypatch.setattr(multiprocessing.forkserver, "ensure_running", lambda: None)
+    assert readers_start.take_offer(election) == (False, None)  # nothing started early: the pool offers it
+    readers_start.start_early(election)
+    assert not readers_start.start_early(election)  # started already: no second server, no second file
+    early, path = readers_start.take_offer(election)
+    try:
+        assert early and path is not None and path.is_file()
+        assert readers_start.take_offer(election) == (False, None)
+    finally:
+        withdraw_election(path)
+    assert ELECTION_ENV not in os.environ and not path.exists()
