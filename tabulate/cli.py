@@ -12,6 +12,7 @@ import sys
 
 from . import __version__
 from .commands import UsageError
+from .commands.station_keys import signing_for
 from .core.errors import TabulateError
 
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with signing_for(args):  # the station key this command signs its journal entries with
+            return int(args.func(args) or 0)
     except (TabulateError, FileNotFoundError, PermissionError, IsADirectoryError) as e:
         print(f"tabulate: {e}", file=sys.stderr)
         return 2

@@ -52,6 +52,9 @@ def test_the_demo_scans_the_samples_into_a_store_and_prints_results_queue_and_fi
         [counts] = store.batch_counts()
         assert counts.sheets == read and counts.batch.ended_at is not None
         assert store.verify_events() > 0
+        # Signed by the demo's station, registered by the demo's county key, both made beside the store.
+        assert store.journal_registry().stations and all(e.signer for e in store.journal())
+        assert (out / "keys" / "station.key").stat().st_mode & 0o077 == 0
     finally:
         store.close()
 

@@ -22,6 +22,7 @@ from test_scan_support import ELECTION_PATH
 from tabulate.cli import main
 from tabulate.election import load_election
 from tabulate.store import open_store
+from tabulate.store._schema import SCHEMA_VERSION
 from tabulate.store.evidence import (
     MAGIC,
     EvidenceError,
@@ -217,8 +218,8 @@ def test_a_schema_2_store_opens_migrates_verifies_and_explains_as_before(templat
     store.close()
     _as_schema_2(db)
 
-    store = open_store(db, create=False)  # migrates to schema 3; the old rows stay as they are
-    assert store._db.execute("SELECT version FROM schema_version").fetchone()[0] == 3
+    store = open_store(db, create=False)  # migrates to schema 3 (and on); the old rows stay as they are
+    assert store._db.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
     assert store._db.execute("SELECT COUNT(*) FROM readings WHERE marks_z IS NOT NULL").fetchone()[0] == 0
     assert [(r.ballot_id, r.marks, r.interpreted) for r in ballot_records(store)] == before
     assert {s.id: store.evidence(s.id) for s in store.sheets()} == evidence_before

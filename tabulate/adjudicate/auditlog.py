@@ -35,6 +35,8 @@ class LogEntry:
     prev_hash: str
     hash: str
     facts: Mapping[str, str]
+    #: The public key (hex) of the station that signed the entry (None: unsigned).
+    signer: str | None = None
 
 
 #: What `verify` found: the journal's own chain check (one shape for every verifier).
@@ -69,7 +71,7 @@ def append(
 
 
 def _entry(e: journal.JournalEntry) -> LogEntry:
-    return LogEntry(e.seq, e.at, e.actor or "", e.kind, e.sheet, e.data, e.prev_hash, e.hash, e.facts)
+    return LogEntry(e.seq, e.at, e.actor or "", e.kind, e.sheet, e.data, e.prev_hash, e.hash, e.facts, e.signer)
 
 
 def entries(

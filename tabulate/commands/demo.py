@@ -110,6 +110,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from ..central import ScanPlan, run_batch
     from ..central.report import format_summary
     from ..report import results_table, tally_records
+    from ..store.journal_signing import signing_as
     from ..store.records import ballot_records
     from .scan import load_election_one_line, open_bound_store
 
@@ -126,16 +127,17 @@ def run_demo(args: argparse.Namespace) -> int:
     election_path = samples / "general" / "election.json"
     election, document = load_election_one_line(str(election_path))
     db = out / "demo.db"
-    store = open_bound_store(str(db), election, document)
-    try:
-        batch = store.open_batch(DEMO_BATCH, "election_day", operator="demo")
-        summary = run_batch(
-            store, election, batch, ScanPlan([scans]), workers=args.workers, progress=not args.no_progress
-        )
-        tally = tally_records(election, ballot_records(store))
-        flagged = list(store.sheets(status="needs_review"))
-    finally:
-        store.close()
+    with signing_as(demo_keys(out / "keys", db)):
+        store = open_bound_store(str(db), election, document)
+        try:
+            batch = store.open_batch(DEMO_BATCH, "election_day", operator="demo")
+            summary = run_batch(
+                store, election, batch, ScanPlan([scans]), workers=args.workers, progress=not args.no_progress
+            )
+            tally = tally_records(election, ballot_records(store))
+            flagged = list(store.sheets(status="needs_review"))
+        finally:
+            store.close()
 
     print(results_table(tally))
     print(format_summary(summary))
@@ -146,15 +148,45 @@ def run_demo(args: argparse.Namespace) -> int:
     print(f"  blank ballots   {out / 'ballots'}  ({ballots} PNG pages, one precinct per style)")
     print(f"  scans read      {scans}" + ("  (simulated for this demo)" if simulated else ""))
     print(f"  the store       {db}")
+    print(f"  keys            {out / 'keys'}  (this demo's county and station keys: never commit them)")
     print()
     print("Next")
     print(f"  tabulate status --db {db}")
     print(f"  tabulate verify --db {db} --images")
     print(f"  tabulate results --db {db} --format csv")
-    print(f"  tabulate cvr --db {db} --out cvr.json")
+    print(f"  tabulate cvr --db {db} --out cvr.json --key {out / 'keys' / 'county.key'}")
+    print(f"  tabulate verify --db {db} --against cvr.json.manifest.json")
     if flagged:
         print(f'  tabulate explain --db {db} "{flagged[0].label}"')
     return 0
+
+
+def demo_keys(folder: Path, db: Path):
+    """Make the demo's county and station keys in ``folder`` and register the station in a new store at ``db``.
+
+    A real county makes its key once (``tabulate keys make``) and keeps it off
+    the counting machine; the demo makes both beside its store, where every
+    command run on that store finds the station key (``keys/station.key``),
+    so the README's commands work on it unchanged. They are made on each run,
+    never shipped: a key in a repository signs for anyone.
+    """
+    from ..core.keys import KeyFileError, make_key_pair
+    from ..store import StoreError, open_store
+    from ..store.journal_signing import Signer
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        county_key, _ = make_key_pair(folder, "county")
+        station_key, _ = make_key_pair(folder, "station")
+        county, station = Signer.from_file(county_key), Signer.from_file(station_key)
+        store = open_store(db)
+    except (KeyFileError, StoreError, OSError) as e:
+        raise UsageError(f"cannot make the demo's keys in {folder}: {e}") from None
+    try:
+        store.register_station("demo-station", station.public_key, county=county, actor="demo")
+    finally:
+        store.close()
+    return station
 
 
 def format_queue_head(election, flagged, limit: int = 5) -> str:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from .errors import UsageError
+from .station_keys import add_station_key_option
 
 LOOPBACK = "127.0.0.1"
 
@@ -49,6 +50,7 @@ def register(subparsers) -> None:
     serve.add_argument(
         "--secure-cookies", action="store_true", help="mark cookies Secure (when a TLS proxy serves the app over HTTPS)"
     )
+    add_station_key_option(serve)
     serve.set_defaults(func=run_serve)
 
     sample = rsub.add_parser(
@@ -146,6 +148,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from ..adjudicate.web.app import create_app
     from ..store import StoreError, open_store
+    from .station_keys import station_problem
 
     if _missing(args.db):
         raise UsageError(f"no store at {args.db}")
@@ -153,7 +156,10 @@ def run_serve(args: argparse.Namespace) -> int:
         store = open_store(args.db, create=False)
         if store.election() is None:
             raise UsageError(f"{args.db} holds no election yet: scan a batch into it first")
+        problem = station_problem(store)  # every sign-in and decision is a journal entry this server signs
         store.close()
+        if problem is not None:
+            raise UsageError(f"{args.db}: {problem}")
     except StoreError as e:
         raise UsageError(str(e)) from None
     if not 1 <= args.port <= 65535:

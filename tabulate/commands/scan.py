@@ -11,6 +11,7 @@ from ..election import VOTE_TYPES, Election, ElectionError, load_election
 from ..store import Store, StoreError, open_store
 from ..store.batch_lock import batch_lock
 from .errors import UsageError
+from .station_keys import add_station_key_option
 
 
 def register(subparsers) -> None:
@@ -79,6 +80,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("--simplex", action="store_true", help="each page is a sheet of its own (no back pages)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_station_key_option(p)
     p.set_defaults(func=run_scan)
 
     s = subparsers.add_parser(
@@ -154,10 +156,16 @@ def load_election_one_line(path: str) -> tuple[Election, dict]:
 
 def open_bound_store(db: str, election: Election, document: dict) -> Store:
     """Open (or create) the store for ``election``; one `UsageError` line if it cannot be used."""
+    from .station_keys import station_problem
+
     try:
         store = open_store(db)
     except StoreError as e:
         raise UsageError(str(e)) from None
+    problem = station_problem(store)  # before anything is written: refuse now, not at the first sheet
+    if problem is not None:
+        store.close()
+        raise UsageError(f"{db}: {problem}")
     try:
         store.bind_election(election, document)
     except StoreError as e:

@@ -1,4 +1,4 @@
-"""``tabulate keys make`` and ``tabulate verify-export``: the county's signing key and checking an export.
+"""``tabulate keys make|register`` and ``tabulate verify-export``: the county's and stations' keys, checking an export.
 
 The private key is a file the county keeps off the counting machine's store
 (on removable media, like a seal); exports name it with ``--key``. Only the
@@ -25,8 +25,29 @@ def register(subparsers) -> None:
     )
     make.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder to write the two files in")
     make.add_argument("--name", default="county", help="file name stem (default county)")
+    make.add_argument(
+        "--station",
+        metavar="NAME",
+        help="make a station's key instead (NAME.key, NAME.pub): it signs the journal entries this scanner "
+        "or review server writes; register NAME.pub with `tabulate keys register`",
+    )
     make.set_defaults(func=_make)
-    k.set_defaults(func=lambda args: (_ for _ in ()).throw(UsageError("say `tabulate keys make --out DIR`")))
+    reg = ksub.add_parser(
+        "register",
+        help="register a station's public key in the store's journal, signed by the county key",
+        description="Write a station_registered entry naming the station and its public key, signed by the "
+        "county key. From the first registration on, every journal entry must be signed by a registered "
+        "station, and `tabulate verify` names any that is not. Creates the store if it does not exist.",
+    )
+    reg.add_argument("--db", required=True, metavar="FILE", help="the store (a SQLite file or postgresql:// URL)")
+    reg.add_argument("--station", type=Path, required=True, metavar="NAME.pub", help="the station's public key")
+    reg.add_argument("--name", help="the station's name (default: the file name without .pub)")
+    reg.add_argument("--key", type=Path, required=True, metavar="FILE", help="the county's private key (county.key)")
+    reg.add_argument("--actor", default="county", help="who registers it, for the journal (default county)")
+    reg.set_defaults(func=_register)
+    k.set_defaults(
+        func=lambda args: (_ for _ in ()).throw(UsageError("say `tabulate keys make --out DIR` or `keys register`"))
+    )
 
     v = subparsers.add_parser(
         "verify-export",
@@ -49,12 +70,22 @@ def _make(args: argparse.Namespace) -> int:
     from ..report.manifest import ManifestError, make_keys
 
     try:
-        private, public = make_keys(args.out, args.name)
+        private, public = make_keys(args.out, args.station or args.name)
     except ManifestError as e:
         raise UsageError(str(e)) from None
+    if args.station:
+        print(f"wrote {private} (private: this station's alone; keep it on the station, out of the store's folder)")
+        print(f"wrote {public} (public: register it with `tabulate keys register --db STORE --station {public}`)")
+        return 0
     print(f"wrote {private} (private: keep it off the store's machine, never commit it)")
     print(f"wrote {public} (public: publish it)")
     return 0
+
+
+def _register(args: argparse.Namespace) -> int:
+    from .station_keys import run_register
+
+    return run_register(args)
 
 
 def _verify_export(args: argparse.Namespace) -> int:

@@ -109,6 +109,7 @@ def _records(args, *, set_aside: bool = False):
         store = open_store(db, create=False)
     except StoreError as e:
         raise UsageError(str(e)) from None
+    _can_log_export(args, store)
     conn = connect(db)
     try:
         election = store.election()
@@ -126,6 +127,19 @@ def _records(args, *, set_aside: bool = False):
     finally:
         conn.close()
         store.close()
+
+
+def _can_log_export(args, store) -> None:
+    """Refuse before writing anything when the export's journal entry could not be signed (a signed store
+    and no station key): not after the file is written."""
+    from ..store.journal_signing import current_signer
+
+    if getattr(args, "out", None) is None and getattr(args, "command", "") == "results":
+        return  # results on the screen are not logged
+    problem = store.signing_problem(current_signer())
+    if problem is not None:
+        store.close()
+        raise UsageError(f"{args.db}: {problem} (an export may sign its entry with --key county.key)")
 
 
 def _set_aside(store, record_places) -> list:

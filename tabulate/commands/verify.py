@@ -3,12 +3,17 @@
 ``tabulate verify --db F`` checks the journal's chain, every sealed row
 (sheets, batches, the election, adjudication's decisions), re-applies the
 rules to the stored marks and each decision's entry, and with ``--images``
-re-reads every image (a recount from the evidence). ``--from-head HASH``
-proves the store extends a head published earlier. It exits 1 and names the
-first bad fact in one line; 0 prints the head to publish.
+re-reads every image (a recount from the evidence). The chain's check
+includes every entry's signature (`tabulate.store.journal_signing`).
+``--from-head HASH`` proves the store extends a head published earlier,
+``--against MANIFEST`` the head a signed export was made from (a truncated
+journal or an older copy of the store ends before it), and ``--county-key``
+pins the key that registered the stations to the county's published one.
+It exits 1 and names the first bad fact in one line; 0 prints the head to
+publish (and warns, on stderr, when no station signs the journal).
 
 `gate` is what every report and export calls before counting: the fast
-check (chain and sealed rows), refusing a broken store in one line (exit 2)
+check (chain, signatures and sealed rows), refusing a broken store in one line (exit 2)
 unless ``--unverified`` is given, which the report then says on itself.
 """
 
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import UsageError
 from .templates import add_moved_set_option
@@ -50,8 +56,24 @@ def register(subparsers) -> None:
     p.add_argument("--db", required=True, metavar="FILE", help="the store written by `tabulate scan`")
     p.add_argument("--images", action="store_true", help="also re-read every image (a recount from the evidence)")
     p.add_argument("--from-head", metavar="HASH", help="a head hash published earlier that the journal must hold")
+    p.add_argument(
+        "--against",
+        type=Path,
+        metavar="MANIFEST",
+        help="an export's signed manifest (F.manifest.json) kept by the board: the store must still hold the "
+        "journal head it was made from (catches a truncated journal or an older copy of the store)",
+    )
+    p.add_argument(
+        "--county-key",
+        type=Path,
+        metavar="county.pub",
+        help="the county's published public key: the stations must be registered by it, and --against's "
+        "manifest signed by it",
+    )
     add_moved_set_option(p, when=", for --images")
-    p.add_argument("--fast", action="store_true", help="only the chain and the sealed rows (what reports run)")
+    p.add_argument(
+        "--fast", action="store_true", help="only the chain, its signatures and the sealed rows (what reports run)"
+    )
     p.set_defaults(func=run_verify)
 
 
@@ -73,7 +95,15 @@ def _open(db: str):
         raise UsageError(str(e)) from None
 
 
-def check(store, conn, *, fast: bool, from_head: str | None = None):
+def check(
+    store,
+    conn,
+    *,
+    fast: bool,
+    from_head: str | None = None,
+    county_key: str | None = None,
+    against: tuple[int, str, str] | None = None,
+):
     """`tabulate.store.verify.verify_store` with adjudication's decisions (and, not fast, the hand-to-eye
     audit's rows), then (not fast) the decisions re-derived."""
     from dataclasses import replace
@@ -90,7 +120,9 @@ def check(store, conn, *, fast: bool, from_head: str | None = None):
         # `verify` names an edited role, party, password hash, tally, tape or finding.
         sources += [user_facts_source(conn), handeye_fact_source(conn)]
     try:
-        result = verify_store(store, from_head=from_head, more_facts=sources, fast=fast)
+        result = verify_store(
+            store, from_head=from_head, more_facts=sources, fast=fast, county_key=county_key, against=against
+        )
     except ValueError as e:
         raise UsageError(str(e)) from None
     if result.ok and not fast:
@@ -121,11 +153,47 @@ def gate(db: str, *, unverified: bool) -> Gate:
     return Gate(False, result.head_seq, result.head_hash, result.problem)
 
 
+def _county_key(args: argparse.Namespace) -> str | None:
+    from ..core.keys import KeyFileError, load_public_key
+
+    try:
+        return load_public_key(args.county_key) if args.county_key else None
+    except KeyFileError as e:
+        raise UsageError(str(e)) from None
+
+
+def _signed_export(path: Path, county: str | None, store) -> tuple[int, str, str]:
+    """The head a signed export's manifest names, as ``(entry, hash, what)``, once its signature checks out
+    against the county's key (given, else the one that registered the store's stations)."""
+    from ..report.manifest import ManifestError, read_manifest, signed_head
+
+    expected = county or store.journal_registry().county_key
+    try:
+        check_, doc = read_manifest(path, public_key_hex=expected)
+        if not check_.ok:
+            raise UsageError(f"--against: {check_.problem}")
+        seq, digest = signed_head(doc)
+    except ManifestError as e:
+        raise UsageError(f"--against: {e}") from None
+    if expected is None:
+        print(
+            f"tabulate: note: {path.name} is signed by the key inside it ({check_.signed_by[:16]}...); "
+            "give --county-key county.pub to check that it is the county's",
+            file=sys.stderr,
+        )
+    files = ", ".join(f.get("name", "?") for f in doc.get("files", [])) or path.name
+    return seq, digest, f"the signed export {files}"
+
+
 def run_verify(args: argparse.Namespace) -> int:
+    county = _county_key(args)
     store, conn = _open(args.db)
     try:
-        result = check(store, conn, fast=args.fast, from_head=args.from_head)
+        against = _signed_export(args.against, county, store) if args.against else None
+        result = check(store, conn, fast=args.fast, from_head=args.from_head, county_key=county, against=against)
         since = _since_head(store, args.from_head) if result.ok and args.from_head else None
+        if result.ok and against is not None:
+            since = _since_head(store, against[1], f"since {against[2]} (entry {against[0]})")
         if result.ok and args.images:
             from ..central.recorded import TemplateSetMissing, template_interpreters
             from ..central.reread import reread_problem
@@ -146,18 +214,36 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"tabulate: verify failed: {result.problem}", file=sys.stderr)
         return 1
     what = (
-        "chain and sealed rows"
+        "chain, signatures and sealed rows"
         if args.fast
-        else (f"chain, sealed rows, rules re-applied to {result.sheets_checked} sheets and every decision")
+        else (f"chain, signatures, sealed rows, rules re-applied to {result.sheets_checked} sheets and every decision")
     )
     print(f"verified {args.db}: {what}")
     print(f"journal: {result.entries} entries, head {result.head_seq} {result.head_hash}")
+    if result.chain is not None and result.chain.signed_from is not None:
+        print(_signatures(result))
     if since is not None:
         print(since)
+    if result.unsigned_warning:
+        print(f"tabulate: {result.unsigned_warning}", file=sys.stderr)
     return 0
 
 
-def _since_head(store, head: str) -> str:
+def _signatures(result) -> str:
+    """Who signed the journal, in one line."""
+    chain = result.chain
+    before = (
+        f"; entries 1-{chain.signed_from - 1} were written before it, vouched for by its county signature"
+        if chain.unsigned_before
+        else ""
+    )
+    return (
+        f"signatures: every entry from {chain.signed_from} on is signed by a station the county key "
+        f"{chain.county_key[:16]}... registered ({', '.join(chain.stations)}) or by the county key{before}"
+    )
+
+
+def _since_head(store, head: str, label: str = "") -> str:
     """What was added after a published head, by kind: the head proves nothing was lost, not that
     nothing was added (extending the chain needs no secret), so the board reads what was."""
     from collections import Counter
@@ -169,11 +255,12 @@ def _since_head(store, head: str) -> str:
             kinds[entry.kind] += 1
         elif entry.hash == head:
             seen = entry.seq
+    label = label or f"since the published head (entry {seen})"
     if not kinds:
-        return f"since the published head (entry {seen}): nothing added"
+        return f"{label}: nothing added"
     added = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     total = sum(kinds.values())
     return (
-        f"since the published head (entry {seen}): {total} {'entry' if total == 1 else 'entries'} added ({added}); "
+        f"{label}: {total} {'entry' if total == 1 else 'entries'} added ({added}); "
         f"read them on the review app's log page (/admin/log) before certifying"
     )

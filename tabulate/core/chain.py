@@ -6,6 +6,9 @@ hash inside it, under ``prev`` (`body_hash`). `link_hash` is the shape of
 the store's schema-1 event log, kept so that its history can still be read.
 
 Either way, changing, removing or reordering an entry breaks the chain there.
+Extending the chain needs no secret, though: that is what each entry's
+signature by the station that wrote it is for (`tabulate.core.keys`,
+`tabulate.store.journal_signing`).
 """
 
 from __future__ import annotations

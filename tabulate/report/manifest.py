@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..core import keys
 from ..core.canonical import canonical_json
 from ..core.errors import TabulateError
 
@@ -52,59 +52,30 @@ def _sha256(path: Path) -> str:
 
 
 def _public_hex(public_key) -> str:
-    from cryptography.hazmat.primitives import serialization
-
-    return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
+    return keys.public_hex(public_key)
 
 
 def make_keys(folder: Path, name: str = "county") -> tuple[Path, Path]:
     """Create ``<name>.key`` (private, PKCS#8 PEM, mode 0600) and ``<name>.pub`` in ``folder``; never overwrite."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise ManifestError(f"folder {folder} does not exist")
-    private_path, public_path = folder / f"{name}.key", folder / f"{name}.pub"
-    for p in (private_path, public_path):
-        if p.exists():
-            raise ManifestError(f"{p} already exists; a county key is made once (move it away to make another)")
-    key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(pem)
-    public_path.write_bytes(
-        key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    )
-    return private_path, public_path
+    try:
+        return keys.make_key_pair(folder, name)
+    except keys.KeyFileError as e:
+        raise ManifestError(str(e)) from None
 
 
 def load_private_key(path: Path):
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
     try:
-        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as e:
-        raise ManifestError(f"cannot read the signing key {path}: {e}") from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise ManifestError(f"{path} is not an Ed25519 private key (make one with `tabulate keys make`)")
-    return key
+        return keys.load_private_key(path)
+    except keys.KeyFileError as e:
+        raise ManifestError(str(e)) from None
 
 
 def load_public_key(path: Path) -> str:
     """A public key file (PEM) as the hex the manifests carry."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
     try:
-        key = serialization.load_pem_public_key(Path(path).read_bytes())
-    except (OSError, ValueError) as e:
-        raise ManifestError(f"cannot read the public key {path}: {e}") from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise ManifestError(f"{path} is not an Ed25519 public key")
-    return _public_hex(key)
+        return keys.load_public_key(path)
+    except keys.KeyFileError as e:
+        raise ManifestError(str(e)) from None
 
 
 def manifest_path(out: Path) -> Path:
@@ -121,6 +92,9 @@ def write_manifest(
         "software": software,
         "verified": verified,
         "store_head": {"entry": head[0], "hash": head[1]},
+        # The journal numbers its entries 1..N without a gap (verify checks it): the head's number is the count.
+        # `tabulate verify --against` this manifest shows a store whose journal holds fewer (truncated, older copy).
+        "store_entries": head[0],
         "files": [{"name": p.name, "bytes": p.stat().st_size, "sha256": _sha256(p)} for p in files],
     }
     if key_path is not None:
@@ -135,11 +109,11 @@ def write_manifest(
     return path
 
 
-def verify_manifest(path: Path, *, public_key_hex: str | None = None) -> ManifestCheck:
-    """Check a manifest's signature and each listed file (next to the manifest)."""
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+def read_manifest(path: Path, *, public_key_hex: str | None = None) -> tuple[ManifestCheck, dict[str, Any]]:
+    """Read a manifest and check its signature (not its files): the check, and the manifest's fields.
 
+    ``path`` is the manifest or the exported file beside it.
+    """
     path = Path(path)
     if not path.name.endswith(SUFFIX) and manifest_path(path).is_file():
         path = manifest_path(path)
@@ -148,21 +122,39 @@ def verify_manifest(path: Path, *, public_key_hex: str | None = None) -> Manifes
     except (OSError, ValueError) as e:
         raise ManifestError(f"cannot read the manifest {path}: {e}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        return ManifestCheck(False, f"{path} is not a tabulate export manifest")
+        return ManifestCheck(False, f"{path} is not a tabulate export manifest"), {}
     signature, signer = doc.get("signature"), doc.get("public_key")
     if not signature or not signer:
-        return ManifestCheck(False, f"{path.name} is not signed (the export was made without --key)")
+        return ManifestCheck(False, f"{path.name} is not signed (the export was made without --key)"), doc
     if public_key_hex is not None and signer != public_key_hex:
-        return ManifestCheck(False, f"{path.name} is signed by another key ({signer[:16]}...) than the one given")
+        return ManifestCheck(False, f"{path.name} is signed by another key ({signer[:16]}...) than the one given"), doc
     body = {k: v for k, v in doc.items() if k != "signature"}
-    try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(signer)).verify(bytes.fromhex(signature), canonical_json(body))
-    except (InvalidSignature, ValueError):
-        return ManifestCheck(False, f"{path.name}: the signature does not match its contents (altered)")
+    if not keys.signature_valid(signer, canonical_json(body), signature):
+        return ManifestCheck(False, f"{path.name}: the signature does not match its contents (altered)"), doc
+    return ManifestCheck(True, files=len(doc.get("files", [])), signed_by=signer), doc
+
+
+def signed_head(doc: dict[str, Any]) -> tuple[int, str]:
+    """The store's journal head a manifest names: ``(entry number, hash)``."""
+    head = doc.get("store_head") or {}
+    entry, digest = head.get("entry"), head.get("hash")
+    if not isinstance(entry, int) or not isinstance(digest, str):
+        raise ManifestError("the manifest names no store head (store_head.entry, store_head.hash)")
+    return entry, digest
+
+
+def verify_manifest(path: Path, *, public_key_hex: str | None = None) -> ManifestCheck:
+    """Check a manifest's signature and each listed file (next to the manifest)."""
+    path = Path(path)
+    if not path.name.endswith(SUFFIX) and manifest_path(path).is_file():
+        path = manifest_path(path)
+    check, doc = read_manifest(path, public_key_hex=public_key_hex)
+    if not check.ok:
+        return check
     for f in doc.get("files", []):
         target = path.parent / f["name"]
         if not target.is_file():
             return ManifestCheck(False, f"{f['name']} is listed in {path.name} but missing")
         if _sha256(target) != f["sha256"]:
             return ManifestCheck(False, f"{f['name']}: its SHA-256 differs from the signed manifest (altered)")
-    return ManifestCheck(True, files=len(doc.get("files", [])), signed_by=signer)
+    return check

@@ -138,6 +138,12 @@ _V3 = r"""
 ALTER TABLE readings ADD COLUMN IF NOT EXISTS marks_z BYTEA;
 """
 
+#: Version 4: signed journal entries (``signer``, ``signature``), as in SQLite.
+_V4 = r"""
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS signer TEXT;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS signature TEXT;
+"""
+
 #: Ordered migrations (SQL scripts); index n takes schema version n to n + 1, as in `tabulate.store._schema`.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)

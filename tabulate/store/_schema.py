@@ -150,6 +150,16 @@ ALTER TABLE readings ADD COLUMN marks_z BLOB;
 """
 
 
+#: Version 4: signed journal entries (docs/security.md). ``signer`` is the public key (hex) of the
+#: station that wrote the entry, ``signature`` its Ed25519 signature of the entry's hash
+#: (`tabulate.store.journal_signing`); both NULL for an entry written before, or in a store
+#: that registers no station. The append-only triggers already cover the new columns.
+_V4 = """
+ALTER TABLE journal ADD COLUMN signer TEXT;
+ALTER TABLE journal ADD COLUMN signature TEXT;
+"""
+
+
 def _statements(script: str):
     """Split a script into statements (``executescript`` would commit mid-migration)."""
     buf = ""
@@ -180,13 +190,22 @@ def _v3(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+def _v4(db: sqlite3.Connection) -> None:
+    # Adjudication may have added them already (`ensure_journal`), so only what is missing.
+    have = {row[1] for row in db.execute("PRAGMA table_info(journal)")}
+    for statement in _statements(_V4):
+        if statement.split()[5] not in have:
+            db.execute(statement)
+
+
 def ensure_journal(db: sqlite3.Connection) -> None:
-    """Create the journal table if missing (for adjudication opening a file on its own)."""
+    """Create the journal table, with its signature columns, if missing (for adjudication opening a file on its own)."""
     _v2(db)
+    _v4(db)
 
 
 #: Ordered migrations; ``MIGRATIONS[n]`` takes schema version n to n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3, _v4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from . import journal as _journal
+from . import journal_signing
 from .base import Batch, StoredSheet, StoreError
 from .evidence import EvidenceError, evidence_digest
 from .facts import batch_fact, election_fact, sheet_fact
@@ -104,8 +105,26 @@ class JournalMixin:
     def journal_head(self) -> tuple[int, str]:
         return _journal.head(self._db)
 
-    def verify_journal(self, *, from_head: str | None = None) -> _journal.ChainCheck:
-        return _journal.verify_chain(self._db, from_head=from_head)
+    def verify_journal(self, *, from_head: str | None = None, county_key: str | None = None) -> _journal.ChainCheck:
+        return _journal.verify_chain(self._db, from_head=from_head, county_key=county_key)
+
+    def journal_registry(self) -> journal_signing.Registry:
+        return journal_signing.registry(self._db)
+
+    def signing_problem(self, signer: journal_signing.Signer | None) -> str | None:
+        return journal_signing.check_registered(self._db, signer)
+
+    def register_station(
+        self, name: str, public_key: str, *, county: journal_signing.Signer, actor: str | None = None
+    ) -> _journal.JournalEntry:
+        with self._transaction() as db:
+            return _journal.append(
+                db,
+                journal_signing.REGISTER,
+                actor=actor,
+                data={"station": name, "public_key": public_key},
+                signer=county,
+            )
 
     def facts(self) -> Iterator[tuple[str, str]]:
         election = self._db.execute("SELECT hash, title FROM election").fetchone()

@@ -33,6 +33,7 @@ from ..core.vocabulary import ballot_reference
 from ..core.votes import BallotVotes, ContestVotes
 from ..election import Election
 from .journal import ChainCheck, JournalEntry
+from .journal_signing import Registry, Signer
 
 #: Reason codes the store gives a duplicate.
 DUPLICATE_SHEET = "duplicate_sheet"
@@ -274,8 +275,18 @@ class Store(Protocol):
     def journal_head(self) -> tuple[int, str]:
         """The last entry's number and hash, to publish: ``(0, GENESIS)`` when empty."""
 
-    def verify_journal(self, *, from_head: str | None = None) -> ChainCheck:
-        """Check the chain (and that it still holds a head published earlier)."""
+    def verify_journal(self, *, from_head: str | None = None, county_key: str | None = None) -> ChainCheck:
+        """Check the chain and every entry's signature (and that it still holds a head published earlier;
+        that its stations were registered by the county key given)."""
+
+    def journal_registry(self) -> Registry:
+        """The stations the journal registers and the county key that registered them (docs/security.md)."""
+
+    def signing_problem(self, signer: Signer | None) -> str | None:
+        """Why ``signer`` (None: no key) could not write this journal, in one line; None when it can."""
+
+    def register_station(self, name: str, public_key: str, *, county: Signer, actor: str | None = None) -> JournalEntry:
+        """Register a station's public key (hex) with an entry signed by the county key."""
 
     def facts(self) -> Iterator[tuple[str, str]]:
         """Every row the store seals, as ``(fact key, digest)``: the election, batches and sheets."""

@@ -29,8 +29,13 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ..core.canonical import canonical_json, canonical_text
 from ..core.chain import GENESIS, body_hash
+from . import journal_signing
 
-_COLUMNS = "seq, at, kind, actor, sheet, data, facts, prev_hash, hash"
+_COLUMNS = "seq, at, kind, actor, sheet, data, facts, prev_hash, hash, signer, signature"
+#: For a file whose journal predates the signature columns (schema 4), read by a connection that does not migrate.
+_COLUMNS_UNSIGNED = "seq, at, kind, actor, sheet, data, facts, prev_hash, hash, NULL, NULL"
+#: Passed as ``signer`` to `append`: the process's station key (`journal_signing.signing_as`).
+_PROCESS_SIGNER: Any = object()
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -47,6 +52,9 @@ class JournalEntry:
     facts: Mapping[str, str]
     prev_hash: str
     hash: str
+    #: The public key (hex) of the station that signed the entry, and its signature of ``hash``; None if unsigned.
+    signer: str | None = None
+    signature: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,13 @@ class ChainCheck:
     head_hash: str
     first_bad_seq: int | None = None
     problem: str = ""
+    #: The first ``station_registered`` entry (None: no station is registered, the journal is unsigned).
+    signed_from: int | None = None
+    #: The entries written before it (vouched for by the county key's signature on it).
+    unsigned_before: int = 0
+    #: The registered stations' names, and the county key (hex) that registered them.
+    stations: tuple[str, ...] = ()
+    county_key: str | None = None
 
 
 def digest(value: Any) -> str:
@@ -107,11 +122,15 @@ def append(
     sheet: str | int | None = None,
     data: Mapping[str, Any] | None = None,
     facts: Mapping[str, str] | None = None,
+    signer: journal_signing.Signer | None = _PROCESS_SIGNER,
 ) -> JournalEntry:
     """Append one entry inside the caller's write transaction (the next ``seq`` depends on the last).
 
     ``data`` is normalised through canonical JSON first, so what is hashed is
-    exactly what is stored and read back.
+    exactly what is stored and read back. The entry is signed by ``signer``
+    (by default the process's station key) when the store registers stations;
+    a write the store's signatures would not accept is refused
+    (`journal_signing.SigningError`), so a station never leaves an entry `verify` names.
     """
     data = json.loads(_text(dict(data or {})))
     facts = {str(k): str(v) for k, v in (facts or {}).items()}
@@ -120,11 +139,15 @@ def append(
     seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
     at = now_utc()
     h = entry_hash(seq, at, kind, actor, sheet, data, facts, prev)
-    conn.execute(
-        f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (seq, at, kind, actor, sheet, _text(data), _text(facts), prev, h),
+    who = journal_signing.signer_for(
+        conn, kind, journal_signing.current_signer() if signer is _PROCESS_SIGNER else signer
     )
-    return JournalEntry(seq, at, kind, actor, sheet, data, facts, prev, h)
+    signed_by, signature = (who.public_key, who.sign(h)) if who is not None else (None, None)
+    conn.execute(
+        f"INSERT INTO journal ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (seq, at, kind, actor, sheet, _text(data), _text(facts), prev, h, signed_by, signature),
+    )
+    return JournalEntry(seq, at, kind, actor, sheet, data, facts, prev, h, signed_by, signature)
 
 
 def ensure_table(conn) -> None:
@@ -148,7 +171,7 @@ def entries(
     conn, *, sheet: str | None = None, kind: str | None = None, limit: int | None = None, newest_first: bool = False
 ) -> Iterator[JournalEntry]:
     """Entries in sequence order (or newest first), optionally for one sheet or one kind."""
-    sql, where, args = f"SELECT {_COLUMNS} FROM journal", [], []
+    sql, where, args = f"SELECT {_columns(conn)} FROM journal", [], []
     if sheet is not None:
         where.append("sheet = ?")
         args.append(str(sheet))
@@ -161,9 +184,7 @@ def entries(
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     for row in conn.execute(sql, args):
-        yield JournalEntry(
-            row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), json.loads(row[6]), row[7], row[8]
-        )
+        yield JournalEntry(*row[:5], json.loads(row[5]), json.loads(row[6]), *row[7:11])
 
 
 def head(conn) -> tuple[int, str]:
@@ -172,14 +193,27 @@ def head(conn) -> tuple[int, str]:
     return (row[0], row[1]) if row else (0, GENESIS)
 
 
+def _columns(conn) -> str:
+    """The columns to read: a file not yet migrated to schema 4 has no signature columns (all unsigned)."""
+    from .sqldb import is_postgres
+
+    if is_postgres(conn):
+        found = conn.execute(
+            "SELECT 1 FROM information_schema.columns WHERE table_name = 'journal' AND column_name = 'signature'"
+        ).fetchone()
+    else:
+        found = conn.execute("SELECT 1 FROM pragma_table_info('journal') WHERE name = 'signature'").fetchone()
+    return _COLUMNS if found else _COLUMNS_UNSIGNED
+
+
 def _raw_rows(conn) -> Iterable[tuple]:
     # Physical (rowid) order, not seq order: a reordering shows as numbers out of turn.
-    return conn.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY rowid")
+    return conn.execute(f"SELECT {_columns(conn)} FROM journal ORDER BY rowid")
 
 
 def _entry_problem(row: tuple, prev: str, expected: int) -> tuple[str, int] | None:
     """Why one raw row does not follow the chain so far, and the entry to name; None if it does."""
-    seq, at, kind, actor, sheet, data_text, facts_text, stored_prev, stored_hash = row
+    seq, at, kind, actor, sheet, data_text, facts_text, stored_prev, stored_hash = row[:9]
     try:
         data, facts = json.loads(data_text), json.loads(facts_text)
     except (TypeError, ValueError):
@@ -198,40 +232,72 @@ def _entry_problem(row: tuple, prev: str, expected: int) -> tuple[str, int] | No
     return None
 
 
-def check_chain(rows: Iterable[tuple], *, from_head: str | None = None) -> ChainCheck:
+def check_chain(rows: Iterable[tuple], *, from_head: str | None = None, county_key: str | None = None) -> ChainCheck:
     """Walk raw journal rows in storage order and name the first entry that does not follow.
 
     ``from_head`` is a head hash published earlier: the chain must still hold
     an entry with that hash, or the journal was truncated or its tail rewritten.
+    Each entry's signature is checked as it comes (`journal_signing.SignatureWalk`):
+    from the first station registered on, an entry unsigned, signed by a key no
+    registration names, or whose signature does not match is named. ``county_key``
+    (hex) is the county's published key the registrations must be signed by.
     """
     prev, expected, count, last = GENESIS, 1, 0, (0, GENESIS)
     seen_head = from_head is None
+    walk = journal_signing.SignatureWalk(county_key)
+
+    def bad(seq: int, problem: str) -> ChainCheck:
+        return ChainCheck(False, count, last[0], last[1], seq, problem)
+
     for row in rows:
+        row = tuple(row)
         count += 1
-        problem = _entry_problem(tuple(row), prev, expected)
+        problem = _entry_problem(row, prev, expected)
         if problem is not None:
-            return ChainCheck(False, count, last[0], last[1], problem[1], problem[0])
-        seq, stored_hash = row[0], row[8]
+            return bad(problem[1], problem[0])
+        seq, kind, stored_hash = row[0], row[2], row[8]
+        signed = walk.problem(
+            {
+                "seq": seq,
+                "kind": kind,
+                "actor": row[3],
+                "data": json.loads(row[5]) if kind == journal_signing.REGISTER else {},
+                "hash": stored_hash,
+                "signer": row[9],
+                "signature": row[10],
+            }
+        )
+        if signed is not None:
+            return bad(seq, signed)
         seen_head = seen_head or stored_hash == from_head
         prev, expected, last = stored_hash, seq + 1, (seq, stored_hash)
     if not seen_head:
-        return ChainCheck(
-            False,
-            count,
-            last[0],
-            last[1],
+        return bad(
             last[0] + 1,
             f"the journal does not contain the published head {from_head[:16]}... "
             f"(truncated, or its tail rewritten; it now ends at entry {last[0]})",
         )
-    return ChainCheck(True, count, last[0], last[1])
+    finished = walk.finish()
+    if finished is not None:
+        return bad(last[0], finished)
+    reg = walk.registry
+    return ChainCheck(
+        True,
+        count,
+        last[0],
+        last[1],
+        signed_from=reg.first_seq,
+        unsigned_before=walk.unsigned_before,
+        stations=tuple(sorted(set(reg.stations.values()))),
+        county_key=reg.county_key,
+    )
 
 
-def verify_chain(conn, *, from_head: str | None = None) -> ChainCheck:
+def verify_chain(conn, *, from_head: str | None = None, county_key: str | None = None) -> ChainCheck:
     """`check_chain` over a connection's ``journal`` table."""
     if from_head is not None and not _HEX64.match(from_head):
         raise ValueError(f"--from-head must be a SHA-256 in hex (64 characters), not {from_head!r}")
-    return check_chain(_raw_rows(conn), from_head=from_head)
+    return check_chain(_raw_rows(conn), from_head=from_head, county_key=county_key)
 
 
 def bound_facts(entries_: Iterable[JournalEntry]) -> dict[str, tuple[str, int]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import RedirectResponse, Response
 
+from ...store import journal_signing
 from .. import auditlog, users
 from .context import Ctx, endpoint, forbidden
 
@@ -42,4 +43,8 @@ def user_enable(ctx: Ctx, name: str) -> Response:
 def log_page(ctx: Ctx) -> Response:
     check = auditlog.verify(ctx.conn)
     rows = list(auditlog.entries(ctx.conn, newest_first=True, limit=300))
-    return ctx.render("log.html", check=check, rows=rows)
+    # Who signed each entry, by station name: the board reading what was added since a head sees which
+    # machine wrote it (docs/security.md, signed journal entries).
+    registry = journal_signing.registry(ctx.conn)
+    signed_by = {e.seq: (registry.name(e.signer) or "unregistered key") if e.signer else "unsigned" for e in rows}
+    return ctx.render("log.html", check=check, rows=rows, signed_by=signed_by)
