@@ -11,15 +11,20 @@ says and read with the set. Two kinds of change:
 * **printed differently** (`tabulate.ballots.vendor.design_variant`): targets
   right of the names, small or wide ovals, rounded rectangles, other column
   counts, a contest continued in the next column, a back page holding only the
-  questions or nothing at all;
+  questions or nothing at all; two-line names with the party on a line of its
+  own, long instructions in every contest's heading, contests without rules,
+  a number or a letter in each oval, ovals in a drop-out red;
 * **scanned differently** (applied to the scanned images here): another
-  resolution than the blanks', colour JPEG, bitonal at a light or a dark
-  threshold, scale +-3 %, skew 3 deg, every quarter turn, heavy bleed-through,
-  a fold through a target.
+  resolution than the blanks' (600 DPI too), colour JPEG, grey JPEG at quality
+  40, bitonal at a light or a dark threshold, scale +-3 %, skew 3 deg, every
+  quarter turn, heavy bleed-through, a fold through a target, the scanner's
+  black background round the page (and a page fed off-centre, one edge cut),
+  uneven illumination.
 
 Per variant one line: import ok, pages identified, definite-mark errors
 (definite marks read unmarked + clear non-marks read marked), ambiguous marks
-sent to a person, clean ballots sent to a person.
+sent to a person, clean ballots sent to a person (``--kinds``: and per mark
+kind, how many were sent).
 """
 
 from __future__ import annotations
@@ -81,6 +86,45 @@ def colour_jpeg(img, dpi, rng):
     return decode_page(raw, headers(raw)[0]), _identity(), False
 
 
+def jpeg(quality: int) -> Scan:
+    """A grey JPEG at ``quality`` (40: heavy compression, 8 x 8 blocks and ringing round every stroke)."""
+
+    def f(img, dpi, rng):
+        ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        raw = bytes(data)
+        return decode_page(raw, headers(raw)[0]), _identity(), False
+
+    return f
+
+
+def black_border(margin_in: float, shift_in: tuple[float, float] = (0.0, 0.0)) -> Scan:
+    """The page on a scanner's black background ``margin_in`` wide all round, moved by ``shift_in`` (inches):
+    a shift past the margin cuts that edge of the page (and any timing mark on it) off the image."""
+
+    def f(img, dpi, rng):
+        h, w = img.shape
+        m = round(margin_in * dpi)
+        dx, dy = round((margin_in + shift_in[0]) * dpi), round((margin_in + shift_in[1]) * dpi)
+        canvas = np.full((h + 2 * m, w + 2 * m), 18, np.uint8)
+        step = np.array([[1.0, 0, dx], [0, 1.0, dy]])
+        out = cv2.warpAffine(img, step, (w + 2 * m, h + 2 * m), flags=cv2.INTER_NEAREST, borderValue=255)
+        inside = cv2.warpAffine(np.full_like(img, 255), step, (w + 2 * m, h + 2 * m), flags=cv2.INTER_NEAREST)
+        return np.where(inside > 0, out, canvas), step, False
+
+    return f
+
+
+def illumination(darkest: float) -> Scan:
+    """Uneven light: the page darkens smoothly from its top-left corner to ``darkest`` x at the bottom-right."""
+
+    def f(img, dpi, rng):
+        h, w = img.shape
+        ramp = 1.0 - (1.0 - darkest) * (np.add.outer(np.arange(h) / h, np.arange(w) / w) / 2)
+        return (img * ramp).astype(np.uint8), _identity(), False
+
+    return f
+
+
 def threshold(level: int) -> Scan:
     """A bitonal scan: black where darker than ``level`` (low: a light setting, marks thin; high: dark)."""
 
@@ -122,6 +166,16 @@ class Variant:
     trim: int | None = None
 
 
+#: The ``boxes`` family in three columns without its instruction column (room for taller contests).
+THREE = dict(instructions=False, columns=((0.4, 2.5), (3.0, 2.5), (5.6, 2.5)), bottom_in=9.7)
+NOTE = (
+    "To vote for a candidate, completely fill in the oval next to the candidate's name. To vote for a person "
+    "whose name is not printed, write the name on the line and fill in the oval."
+)
+#: Targets in a drop-out red: grey 0.299 R + 0.587 G + 0.114 B = 146 on a colour blank, 238 through a red filter.
+RED = dict(target_rgb=(235, 100, 100), dropout_grey=238)
+
+
 def _variants() -> list[Variant]:
     v = design_variant
     heavy = PaperEffects(bleed_through=1.0, bleed_strength=(0.3, 0.45), fold=1.0, fold_depth=(40, 70))
@@ -148,6 +202,8 @@ def _variants() -> list[Variant]:
         Variant("boxes, turned 180", "boxes", quarter(2)),
         Variant("boxes, turned 270", "boxes", quarter(3)),
         Variant("boxes, small ovals 0.15 in", v("boxes", "small", target=(0.15, 0.10))),
+        Variant("boxes, small ovals 0.12 in", v("boxes", "small12", target=(0.12, 0.08))),
+        Variant("boxes, small ovals 0.18 in", v("boxes", "small18", target=(0.18, 0.12))),
         Variant("boxes, wide ovals 0.36 in", v("boxes", "wide", target=(0.36, 0.13))),
         Variant("boxes, rounded rectangles", v("boxes", "rrect", target_corner_in=0.04)),
         Variant("timing, two columns", v("timing", "2col", columns=((0.6, 3.6), (4.4, 3.5)))),
@@ -163,6 +219,30 @@ def _variants() -> list[Variant]:
         Variant("arrows, back left blank", v("arrows", "bback", back="blank"), trim=8),
         Variant("boxes, heavy bleed + fold", "boxes", effects=heavy),
         Variant("timing, fold through a target", "timing", effects=fold_t),
+        # The second round (most likely on real ballots first).
+        Variant(
+            "boxes, two-line names + party line",
+            v("boxes", "names", two_line_names=True, party_line=True, row_in=0.42, **THREE),
+        ),
+        Variant(
+            "timing, two-line names + party line",
+            v("timing", "names", two_line_names=True, party_line=True, row_in=0.5),
+            trim=7,
+        ),
+        Variant("boxes, long contest instructions", v("boxes", "note", header_note=NOTE, **THREE)),
+        Variant("arrows, long contest instructions", v("arrows", "note", header_note=NOTE)),
+        Variant("boxes, black scanner background", "boxes", black_border(0.3)),
+        Variant("timing, black background, left edge cut", "timing", black_border(0.25, (-0.4, 0.0))),
+        Variant("boxes, page shifted, top edge cut", "boxes", black_border(0.2, (0.1, -0.35))),
+        Variant("boxes, grey JPEG quality 40", "boxes", jpeg(40)),
+        Variant("boxes 300, scans 600 DPI", "boxes", resample(600)),
+        Variant("boxes, uneven illumination", "boxes", illumination(0.6)),
+        Variant("arrows, uneven illumination", "arrows", illumination(0.6)),
+        Variant("boxes, contests without rules", v("boxes", "norules", rules=False)),
+        Variant("boxes, red drop-out ovals, grey scans", v("boxes", "red", **RED)),
+        Variant("boxes, red drop-out ovals, bitonal scans", v("boxes", "redbi", **RED), threshold(128)),
+        Variant("boxes, a number in each oval", v("boxes", "num", target_text="number")),
+        Variant("timing, a letter in each oval", v("timing", "letter", target_text="letter")),
     ]
 
 
@@ -213,7 +293,7 @@ def read_one(k: int, seed: int = 2026) -> dict:
         for t in p.targets:
             x = tt.get((t.contest_id, t.option_id))
             lay = where[(t.contest_id, t.option_id)]
-            seen = ink_inside(out[i], maps[i], lay) if bitonal[i] else True
+            seen = _seen(out[i], maps[i], lay, d.target_text != "") if bitonal[i] else True
             targets.append(
                 (x["kind"] if x else "none", bitonal[i], truth["pen"]["kind"], t.scan, t.hand, t.score, seen, lay.shape)
             )
@@ -237,7 +317,41 @@ def read_one(k: int, seed: int = 2026) -> dict:
     }
 
 
-def run_variant(v: Variant, sheets: int, workers: int) -> str:
+#: The mark kinds `--kinds` counts per variant: how many of each were sent to a person.
+KINDS = ("x_mark", "check", "line_through", "dot", "partial_fill", "full_fill")
+
+
+def kinds_line(results: list[dict]) -> str:
+    """Per mark kind: targets sent to a person (scan marginal, or scan and hand differ) / targets."""
+    sent: dict[str, list[int]] = {k: [0, 0] for k in KINDS}
+    for r in results:
+        for kind, _bit, _pen, scan, hand, *_rest in r["targets"]:
+            if kind in sent:
+                sent[kind][0] += scan == "marginal" or scan != hand
+                sent[kind][1] += 1
+    return "  sent: " + ", ".join(f"{k} {a}/{n}" for k, (a, n) in sent.items())
+
+
+#: Half the box (inches) round a target's centre where a design prints a number or letter in it.
+LABEL_HALF_IN = (0.04, 0.04)
+
+
+def _seen(img: np.ndarray, m: np.ndarray, target, labelled: bool) -> bool:
+    """Whether a bitonal image keeps the voter's ink inside a target: `ink_inside`, leaving out the number or
+    letter a design prints in the target's middle (print, not ink left by the voter)."""
+    if not labelled:
+        return ink_inside(img, m, target)
+    (cx, cy), a, b = target.bounds.center, target.bounds.w / 2 - 0.03, target.bounds.h / 2 - 0.03
+    u, w = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 13))
+    x, y = cx + a * u, cy + b * w
+    keep = (u**2 + w**2 <= 1.0) & ((np.abs(x - cx) > LABEL_HALF_IN[0]) | (np.abs(y - cy) > LABEL_HALF_IN[1]))
+    pts = np.column_stack([x[keep], y[keep], np.ones(keep.sum())]) @ m.T
+    c = np.clip(pts[:, 0].astype(int), 0, img.shape[1] - 1)
+    r = np.clip(pts[:, 1].astype(int), 0, img.shape[0] - 1)
+    return bool((img[r, c] < 128).sum() >= 2)
+
+
+def run_variant(v: Variant, sheets: int, workers: int, kinds: bool = False) -> str:
     """One table row for a variant."""
     election = variant_election(v)
     with tempfile.TemporaryDirectory() as tmp:
@@ -264,7 +378,8 @@ def run_variant(v: Variant, sheets: int, workers: int) -> str:
     amb = f"{acc.ambiguous_sent}/{acc.ambiguous}"
     clean = f"{acc.clean_sent}/{acc.clean}"
     why = f" ({', '.join(sorted(reasons))})" if reasons else ""
-    return f"| {v.name} | yes | {sum(ids)}/{len(ids)}{why} | {errors} | {amb} | {clean} |"
+    row = f"| {v.name} | yes | {sum(ids)}/{len(ids)}{why} | {errors} | {amb} | {clean} |"
+    return row + ("\n" + kinds_line(results) if kinds else "")
 
 
 def main(argv=None) -> int:
@@ -272,6 +387,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sheets", type=int, default=20)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--only", nargs="*", help="variants whose name contains any of these words")
+    ap.add_argument("--kinds", action="store_true", help="also print, per mark kind, how many were sent to a person")
     args = ap.parse_args(argv)
     chosen = [v for n, v in VARIANTS.items() if not args.only or any(w in n for w in args.only)]
     print(f"{args.sheets} sheets per variant, seed 2026")
@@ -279,7 +395,7 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|")
     for v in chosen:
         t0 = time.perf_counter()
-        row = run_variant(v, args.sheets, args.workers)
+        row = run_variant(v, args.sheets, args.workers, args.kinds)
         print(row, f"<!-- {time.perf_counter() - t0:.0f} s -->", flush=True)
     return 0
 

@@ -119,6 +119,21 @@ def test_registration_fit_ignores_anchors_found_on_the_wrong_stretch_of_a_rule()
     assert np.abs(plain - true).max() > 2.0  # what the plain least-squares fit made of it
 
 
+def test_registration_fit_of_anchors_all_near_a_plain_fit_is_that_fit_and_matches_lstsq():
+    from tabulate.templates.align import fit_affine, trimmed_fit
+
+    rng = np.random.default_rng(12)
+    true = np.array([[199.1, -2.1, 40.0], [2.1, 200.6, 75.5]])
+    page = rng.uniform([0.5, 0.5], [8.0, 13.5], size=(12, 2))
+    image = page @ true[:, :2].T + true[:, 2] + rng.normal(0, 0.2, size=(12, 2))
+    a = np.column_stack([page, np.ones(len(page))])
+    sol, *_ = np.linalg.lstsq(a, image, rcond=None)  # the textbook least squares the fit must equal
+    plain, res = fit_affine(page, image)
+    assert np.abs(plain - sol.T).max() < 1e-9 and np.abs(res - np.hypot(*(a @ sol - image).T)).max() < 1e-9
+    fit, kept = trimmed_fit(page, image, 1.2)
+    assert np.array_equal(fit, plain) and len(kept) == 12  # every anchor near: nothing to trim
+
+
 def _features(erasure: list[float], score: float = 0.01) -> np.ndarray:
     from tabulate.kernels.points import FEATURES, F
 
@@ -170,3 +185,23 @@ def test_page_told_from_a_close_template_by_what_differs_under_a_rough_scan():
     neither = cv2.GaussianBlur(np.where(a == b, a, 0) * 0.7 + 25, (0, 0), 1.2) + rng.normal(0, 18, a.shape)
     assert abs(_differs_toward(neither.astype(np.float32), a, b)) < 0.3
     assert _differs_toward(page, a, a) == 0.0  # identical blanks: nothing tells them apart
+
+
+def test_page_frame_on_the_blanks_levels_is_the_warped_page_rescaled_paper_0_print_255():
+    import cv2
+
+    from tabulate.detect.register import Registration
+    from tabulate.templates.matching import frame_as_blank
+
+    rng = np.random.default_rng(5)
+    half = rng.integers(0, 256, (600, 450), dtype=np.uint8)
+    affine = np.array([[49.8, 0.9, 7.3], [-0.9, 50.2, 11.1]])  # page inches -> half-image pixels
+    m = np.vstack([affine, [0, 0, 1]]) @ np.diag([1 / 50, 1 / 50, 1.0])
+    warped = cv2.warpAffine(half, m[:2], (425, 550), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=255)
+    for paper, ink in ((230.0, 40.0), (250.5, 20.25)):
+        reg = Registration(affine, 0, 0.0, (1.0, 1.0), 100.0, 0.0, paper, ink, 0.5, ())
+        want = np.clip(((255 - warped.astype(np.float64)) - (255 - paper)) * 255 / (paper - ink), 0, 255)
+        got = frame_as_blank(half, affine, 8.5, 11.0, reg)
+        assert got.shape == (550, 425) and np.abs(got - want).max() < 1e-3
+    faint = Registration(affine, 0, 0.0, (1.0, 1.0), 100.0, 0.0, 200.0, 180.0, 0.5, ())  # print hardly seen
+    assert np.array_equal(frame_as_blank(half, affine, 8.5, 11.0, faint), 255.0 - warped.astype(np.float32))

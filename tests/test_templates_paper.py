@@ -92,3 +92,48 @@ def test_vendor_pdf_blanks_are_byte_identical_run_to_run(tmp_path):
     b = write_blanks(arrows, "arrows", tmp_path / "b", styles=("3",))
     assert a[0].read_bytes() == b[0].read_bytes()
     assert b"/CreationDate (D:20281107" in a[0].read_bytes()  # the election day, not the clock
+
+
+def _arrow_page(deep_of_last: float, y_of_last: float):
+    """A page of 20 blank arrows (darkest tenth 0.006) and one more with ``deep_of_last``, 0.1 in tall."""
+    from types import SimpleNamespace
+
+    from tabulate.election.geometry import Rect
+
+    targets = [
+        SimpleNamespace(
+            contest_id="c", option_id=f"o{i}", kind="candidate", shape="arrow", bounds=Rect(1.0, 1.0 + i / 2, 0.5, 0.1)
+        )
+        for i in range(20)
+    ]
+    targets.append(
+        SimpleNamespace(**{**vars(targets[0]), "option_id": "last", "bounds": Rect(1.0, y_of_last, 0.5, 0.1)})
+    )
+    feats = np.array([_f(score=0.0, deep=0.006)] * 20 + [_f(score=0.0, deep=deep_of_last)])
+    return SimpleNamespace(targets=targets), feats
+
+
+def _read_with_creases(deep_of_last: float, creases: tuple[float, ...]) -> tuple[str, int]:
+    """The last arrow's scanner class, and how often the page's creases were asked for."""
+    from tabulate.detect.score import score_page
+
+    tpl, feats = _arrow_page(deep_of_last, 12.0)
+    calls = []
+
+    def find() -> tuple[float, ...]:
+        calls.append(1)
+        return creases
+
+    targets, _flags = score_page(
+        None, None, None, "s", 1, DEFAULT_SETTINGS, tpl=tpl, thresholds=TH, creases_in=find, features=feats
+    )
+    return targets[-1].scan, len(calls)
+
+
+def test_creases_are_looked_for_only_when_the_blank_level_alone_makes_a_target_marginal():
+    # A gap whose darkest tenth stands 0.035 above the page's arrows' level is marginal (a faint
+    # erasure) unless a crease runs through it; finding creases is then worth its cost, else never.
+    assert _read_with_creases(0.006, (12.05,)) == ("unmarked", 0)
+    assert _read_with_creases(0.2, (12.05,)) == ("unmarked", 1)  # the fold explains the faint line
+    assert _read_with_creases(0.2, (5.0,)) == ("marginal", 1)  # a fold elsewhere does not
+    assert _read_with_creases(0.2, ()) == ("marginal", 1)

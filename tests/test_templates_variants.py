@@ -104,3 +104,35 @@ def test_a_contest_continued_in_the_next_column_imports_as_one_contest(tmp_path)
     for want in printed.targets:
         b = got[(want.contest_id, want.option_id)]
         assert abs(b.x - want.bounds.x) < 0.02 and abs(b.y - want.bounds.y) < 0.02, want.option_id
+
+
+def _same_targets(tset, printed, style: str) -> None:
+    for page in printed.pages:
+        got = {(t.contest_id, t.option_id): t.bounds for t in tset.page_for(style, page.page).layout.targets}
+        assert len(got) == len(page.targets), page.page
+        for want in page.targets:
+            b = got[(want.contest_id, want.option_id)]
+            assert abs(b.x - want.bounds.x) < 0.02 and abs(b.y - want.bounds.y) < 0.02, want.option_id
+
+
+def test_ovals_printed_in_a_drop_out_red_import_from_the_colour_blank(tmp_path):
+    """A vendor prints the ovals in red so that a colour-dropout scanner sees only the voters' marks. In a
+    colour blank's luminance the red (235, 100, 100) is grey 146, lighter than the Otsu split between
+    paper and black print: the import found no targets and took the front for a blank back. Taken by its
+    darkest channel, red print is print."""
+    election = load_election(GENERAL)
+    key = design_variant("boxes", "red", target_rgb=(235, 100, 100), dropout_grey=238)
+    blanks = write_blanks(election, key, tmp_path / "blanks", styles=("2",))
+    tset = import_templates(election, blanks, tmp_path / "set", score=False)
+    _same_targets(tset, vendor_layout(election, "2", key), "2")
+
+
+def test_contests_without_rules_import_and_a_qr_codes_finder_squares_are_no_targets(tmp_path):
+    """Contests set apart by white space only (no boxes, no rules): the QR code's three finder squares
+    (a square ring round a solid square) used to pass for box targets, two of them stacked as a column,
+    and the import stopped (`us-house-6 ... has 1 targets`). A target's hole is paper on a blank."""
+    election = load_election(GENERAL)
+    key = design_variant("boxes", "norules", rules=False)
+    blanks = write_blanks(election, key, tmp_path / "blanks", styles=("2",))
+    tset = import_templates(election, blanks, tmp_path / "set", score=False)
+    _same_targets(tset, vendor_layout(election, "2", key), "2")

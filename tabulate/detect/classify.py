@@ -8,11 +8,21 @@ is flagged so that a person looks and a hand-to-eye audit can foresee it.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
+from ..election.layout import OUTLINE_IN
 from ..election.model import Thresholds
 from ..kernels.points import F
 from .settings import ReadSettings
+from .template import INTERIOR_MARGIN_IN
+
+#: A target's interior never shrinks below this half-axis (inches), so a mis-sized target cannot divide by 0.
+_MIN_HALF_IN = 0.005
+#: One stroke never counts as covering more than this share of an interior (a full fill still reads marked).
+_MAX_STROKE_SHARE = 0.95
 
 
 def page_floor(features: Sequence[Sequence[float]], thresholds: Thresholds, settings: ReadSettings) -> float:
@@ -35,8 +45,68 @@ def _median(v: list[float]) -> float:
     return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
 
 
+@dataclass(frozen=True)
+class SizeThresholds:
+    """The dark fractions that tell a fill from pen strokes (an X, a check) on a target of one size."""
+
+    majority: float
+    x_full: float
+    box_x_full: float
+
+
+@lru_cache(maxsize=1024)
+def stroke_share(shape: str, w_in: float, h_in: float, stroke_in: float) -> float:
+    """The share of a target's interior that one pen stroke ``stroke_in`` wide covers, drawn corner to corner.
+
+    The interior is the one the kernel scores (`tabulate.detect.template`: the
+    target inset by the outline and ``INTERIOR_MARGIN_IN``): an ellipse for an
+    oval, a rectangle otherwise. The stroke's share is its width times the
+    interior's diagonal chord over the interior's area, at most 0.95.
+    """
+    inset = OUTLINE_IN + INTERIOR_MARGIN_IN
+    a, b = max(w_in / 2 - inset, _MIN_HALF_IN), max(h_in / 2 - inset, _MIN_HALF_IN)
+    if shape == "oval":  # the chord along the bounding box's diagonal through the centre
+        chord, area = math.sqrt(2.0) * math.hypot(a, b), math.pi * a * b
+    else:
+        chord, area = 2.0 * math.hypot(a, b), 4.0 * a * b
+    return min(_MAX_STROKE_SHARE, stroke_in * chord / area)
+
+
+@lru_cache(maxsize=1024)
+def size_thresholds(settings: ReadSettings, shape: str, size_in: tuple[float, float] | None) -> SizeThresholds:
+    """``settings.majority``, ``x_full`` and ``box_x_full`` for a target of ``size_in`` (w, h inches).
+
+    31 KAR 6:030 Section 3(1)(e) counts "an 'X', a check mark ... in or next to" the target in a
+    hand count, and `scan_class` sends such a mark to a person rather than read it as "filling in
+    the oval" (Section 2(1)(a)): it knows an X or a check from a fill by how much of the interior
+    its ink darkens. A pen stroke is as wide on a small oval as on a large one, so on a 0.15 x 0.10
+    in oval an X darkens 0.52-0.82 of the interior (0.31-0.53 on a 0.24 x 0.14 in one), above the
+    thresholds set on large targets. Measured in pen strokes the thresholds do not move: ``n``
+    strokes each covering a share ``c`` of the interior darken ``1 - (1 - c) ** n`` of it, so a
+    threshold ``t`` set where one stroke covers ``c0`` becomes ``1 - (1 - t) ** k`` with
+    ``k = ln(1 - c) / ln(1 - c0)`` (`stroke_share`). Only raised, never lowered: on targets the
+    size of the reference (``settings.ref_oval_in``, ``ref_box_in``) or larger, where the defaults
+    were measured, they stay as they are. ``size_in`` None: the defaults.
+    """
+    base = SizeThresholds(settings.majority, settings.x_full, settings.box_x_full)
+    if size_in is None or shape == "arrow":
+        return base
+    ref = settings.ref_box_in if shape == "box" else settings.ref_oval_in
+    c = stroke_share(shape, size_in[0], size_in[1], settings.stroke_in)
+    c0 = stroke_share(shape, ref[0], ref[1], settings.stroke_in)
+    if c <= c0:
+        return base
+    k = math.log(1.0 - c) / math.log(1.0 - c0)
+    return SizeThresholds(*(1.0 - (1.0 - t) ** k for t in (base.majority, base.x_full, base.box_x_full)))
+
+
 def scan_class(
-    f: Sequence[float], thresholds: Thresholds, settings: ReadSettings, shape: str = "oval", floor: float | None = None
+    f: Sequence[float],
+    thresholds: Thresholds,
+    settings: ReadSettings,
+    shape: str = "oval",
+    floor: float | None = None,
+    size_in: tuple[float, float] | None = None,
 ) -> str:
     """The scanner reading of one target.
 
@@ -62,6 +132,9 @@ def scan_class(
     or pencil stroke) is marginal too: whether it was meant as a vote or is
     what an eraser left, Section 3(3)(a), is for a person to decide.
     ``f`` is the target's row of features (`tabulate.kernels.FEATURES`).
+    ``size_in`` (the target's printed w, h in inches) scales the majority and
+    the X thresholds to the target's size (`size_thresholds`): on a small oval
+    a pen's X or check covers as much as a fill does on a large one.
 
     A connect-the-arrow target is read by `arrow_class`.
     """
@@ -69,16 +142,17 @@ def scan_class(
     if shape == "arrow":
         return arrow_class(f, thresholds, settings, floor)
     if score >= thresholds.definite:
+        sized = size_thresholds(settings, shape, size_in)
         # A small box's X (strokes across its corners) covers more of it than an oval's; its sides
         # cut the strokes into fewer separate crossings, and its thin strokes' soft edges leave light
         # residue a fill does not (see ReadSettings.box_x_full).
         x_mark = (
-            (f[F["crossings"]] >= 3 or f[F["erasure"]] >= settings.box_x_residue) and dark < settings.box_x_full
+            (f[F["crossings"]] >= 3 or f[F["erasure"]] >= settings.box_x_residue) and dark < sized.box_x_full
             if shape == "box"
-            else f[F["crossings"]] >= 4 and dark < settings.x_full
+            else f[F["crossings"]] >= 4 and dark < sized.x_full
         )
         light = f[F["deep"]] < settings.light_ink
-        return "marked" if dark >= settings.majority and not x_mark and not light else "marginal"
+        return "marked" if dark >= sized.majority and not x_mark and not light else "marginal"
     if score >= thresholds.marginal or dark >= thresholds.marginal or f[F["erasure"]] >= settings.erased:
         return "marginal"
     if floor is not None and score >= floor + settings.residue_excess:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -73,14 +74,16 @@ def score_page(
     tpl: PageTemplate | None = None,
     thresholds: Thresholds | None = None,
     area_slack_in: float = 0.0,
-    creases_in: tuple[float, ...] = (),
+    creases_in: tuple[float, ...] | Callable[[], tuple[float, ...]] = (),
     features: np.ndarray | None = None,
 ) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
     """Every target's reading and the page's flags (``area_slack_in``: see `page_features`).
 
     ``creases_in`` are the page y (inches) of fold lines across the page: a
     target one crosses is read without the faint-residue test (the crease
-    explains a faint line through it; `scan_class` ``floor``).
+    explains a faint line through it; `scan_class` ``floor``). Given as a
+    function, it is called only when the floor test alone makes a target
+    marginal (finding creases costs more than scoring: most pages never ask).
 
     A page whose printed outlines are hardly seen (median outline match below
     ``settings.min_match``: a bitonal scan thresholded too light washes thin
@@ -102,19 +105,16 @@ def score_page(
     )
     floors = _floors(rows, [t.shape for t in targets], th, settings)
     readings = []
+    creases = creases_in
     for t, f, (hand, clauses) in zip(targets, rows, hands):
-        readings.append(
-            TargetReading(
-                t.contest_id,
-                t.option_id,
-                t.kind,
-                f[0],
-                tuple(f),
-                scan_class(f, th, settings, t.shape, None if _creased(t, creases_in) else floors[t.shape]),
-                hand,
-                clauses,
-            )
-        )
+        size = (t.bounds.w, t.bounds.h)  # the X and majority thresholds scale with the target (`size_thresholds`)
+        scan = scan_class(f, th, settings, t.shape, floors[t.shape], size)
+        if scan == "marginal" and (bare := scan_class(f, th, settings, t.shape, None, size)) != scan:
+            # Only the page's blank level made it marginal: a crease through it explains a faint line.
+            if callable(creases):
+                creases = creases()
+            scan = bare if _creased(t, creases) else scan
+        readings.append(TargetReading(t.contest_id, t.option_id, t.kind, f[0], tuple(f), scan, hand, clauses))
     return tuple(readings), _flags(readings, settings) + (("outlines_faint",) if faint else ())
 
 

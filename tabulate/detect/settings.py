@@ -61,6 +61,17 @@ class ReadSettings:
     x_full
         A target with four strokes crossing its outline and less than this
         fraction dark is an X, not a fill: marginal (see `scan_class`).
+    stroke_in, ref_oval_in, ref_box_in
+        ``majority``, ``x_full`` and ``box_x_full`` hold for targets the size
+        of ``ref_oval_in`` (the timing family's ovals as the import measures
+        them, outline included: the smallest the defaults were measured on) or
+        ``ref_box_in`` (the arrows family's question boxes) and larger. On a smaller target one pen
+        stroke covers more of the interior, so an X or a check covers as much
+        as a fill does on a large one; there the three are scaled to the same
+        number of pen strokes ``stroke_in`` wide (a broad pen's line as the
+        scan shows it dark, blur included; the heaviest X of 300 sheets on
+        0.15 x 0.10 in ovals darkened as much as two such strokes:
+        `tabulate.detect.classify.size_thresholds`).
     box_x_full, box_x_residue
         The same for a box (rectangle) target, with three strokes crossing
         its outline: an X covers up to 0.7 of a small box, a fill all of it.
@@ -99,6 +110,9 @@ class ReadSettings:
     write_in_ink: float = 0.008
     erased: float = 0.1
     x_full: float = 0.65
+    stroke_in: float = 0.035
+    ref_oval_in: tuple[float, float] = (0.225, 0.135)
+    ref_box_in: tuple[float, float] = (0.2, 0.14)
     box_x_full: float = 0.8
     box_x_residue: float = 0.06
     arrow_joined: float = 0.95

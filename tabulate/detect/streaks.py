@@ -1,10 +1,13 @@
-"""Scanner streaks: dark columns from dust on the scanner glass, found in the image's top and bottom margins.
+"""Scanner streaks: dark columns from dust on the scanner glass, found in the paper's top and bottom margins.
 
 A sheet-fed scanner images each column through one sensor element, so dust
 on the glass draws a line down the whole image. Nothing is printed in the
 first and last ``BAND_IN`` of the paper (the registration marks start
 further in), so a column that is dark in both bands is a streak, not ink.
 The target kernel is told to skip those columns (`tabulate.kernels.score_targets`).
+The bands are measured from the paper's edges, not the image's: a scanner
+whose scan area is larger than the page images its black background above
+and below the paper, and every column would read as a streak there.
 """
 
 from __future__ import annotations
@@ -20,14 +23,33 @@ STREAK_DARKNESS = 0.12
 
 def streak_columns(image: np.ndarray, dpi: float, paper: float, ink: float, *, widen: int = 0) -> np.ndarray:
     """A ``bool`` per image column: True where a streak runs (widened by ``widen`` columns each side)."""
-    rows = image.shape[0]
     r0, r1 = (max(0, int(v * dpi)) for v in BAND_IN)
-    if r1 <= r0 or 2 * r1 >= rows:
+    first, last = _paper_rows(image, dpi, paper, ink)
+    if r1 <= r0 or first + r1 >= last - r1:
         return np.zeros(image.shape[1], np.bool_)
     limit = paper - STREAK_DARKNESS * (paper - ink)
-    top = cv2.reduce(image[r0:r1], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
-    bottom = cv2.reduce(image[rows - r1 : rows - r0], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
+    top = cv2.reduce(image[first + r0 : first + r1], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
+    bottom = cv2.reduce(image[last - r1 : last - r0], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
     return widened((top < limit) & (bottom < limit), widen)
+
+
+#: How far into the image (inches) the paper's top and bottom edges are looked for.
+EDGE_SEARCH_IN = 1.0
+
+
+def _paper_rows(image: np.ndarray, dpi: float, paper: float, ink: float) -> tuple[int, int]:
+    """The first image row and the row after the last that show the paper (mean nearer paper than ink),
+    looked for within `EDGE_SEARCH_IN` of the image's top and bottom: (0, rows) on a scan cut to the page."""
+    rows = image.shape[0]
+    n = min(rows // 2, int(EDGE_SEARCH_IN * dpi))
+    if n < 1:
+        return 0, rows
+    half = (paper + ink) / 2
+    top = cv2.reduce(image[:n], 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[:, 0] > half
+    bottom = cv2.reduce(image[rows - n :], 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[:, 0] > half
+    first = int(np.argmax(top)) if top.any() else 0
+    last = rows - int(np.argmax(bottom[::-1])) if bottom.any() else rows
+    return first, last
 
 
 def widened(streak: np.ndarray, widen: int) -> np.ndarray:

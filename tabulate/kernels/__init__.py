@@ -14,6 +14,8 @@ import numpy as np
 from ._anchors import N_ANCHOR_OUT, match_anchors_kernel
 from ._marks import mark_components_kernel, refine_mark_kernel
 from ._new_ink import N_NEW_INK, new_ink_kernel
+from ._skew import skew_sums_kernel
+from ._spread import spread_runs_kernel
 from ._targets import N_FEATURES, score_targets_kernel
 from .points import FEATURES, F, TargetPoints, offsets_by_distance
 
@@ -29,6 +31,8 @@ __all__ = [
     "offsets_by_distance",
     "refine_mark",
     "score_targets",
+    "skew_sums",
+    "spread_runs",
     "warm",
 ]
 
@@ -243,6 +247,54 @@ def warm() -> None:
     score_targets(win, np.eye(2, 3), nothing, paper=255.0, ink=0.0, split=0.25, residue=0.08, offsets=np.zeros((1, 2)))
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1)
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1, climb=True)
+    skew_sums(win)
+    spread_runs(win, np.eye(2, 3), np.zeros((1, 2)), np.zeros(1, np.int64), np.zeros(1, np.int64), 128.0, 1, 1)
+
+
+def skew_sums(image: np.ndarray) -> tuple[float, float]:
+    """The sums a page's print skew is read from (`tabulate.templates.align.print_angle`), in one pass.
+
+    Over the even rows and columns of ``image`` (``uint8``, or ``float32`` for a template's blank; at least 2 x 2): Scharr's gradient
+    ``g`` (as ``cv2.Scharr``, border reflected) gives ``(sum |g|^4 cos 4 theta, sum |g|^4 sin 4 theta)``,
+    theta the gradient's direction. `tabulate.kernels.reference.skew_sums` is the oracle.
+    """
+    if image.dtype not in (np.uint8, np.float32) or image.ndim != 2 or image.shape[0] < 2 or image.shape[1] < 2:
+        raise ValueError(f"image must be 2-D uint8 or float32, at least 2 x 2, got {image.dtype} {image.shape}")
+    c, s = skew_sums_kernel(np.ascontiguousarray(image))
+    return float(c), float(s)
+
+
+def spread_runs(
+    image: np.ndarray,
+    affine: np.ndarray,
+    xy: np.ndarray,
+    band: np.ndarray,
+    runs: np.ndarray,
+    threshold: float,
+    n_runs: int,
+    n_bands: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """How much of each band around a template's print the scan darkens, per run of the page, in one pass.
+
+    Point ``i`` (``xy[i]`` page inches, ``affine`` page inches -> image px) lies in band ``band[i]``
+    (``0..n_bands``) of run ``runs[i]`` (``0..n_runs - 1``); it is dark when the image pixel it falls
+    on (truncated, clipped to the image) is below ``threshold``. Returns ``grown`` (``n_runs``,
+    float64: each run's dark shares of bands ``1..n_bands``, summed) and ``filled`` (``n_runs``, bool:
+    the run has any points). `tabulate.kernels.reference.spread_runs` is the oracle.
+    """
+    image = _grey(image, "image")
+    xy = np.ascontiguousarray(xy, dtype=np.float64).reshape(-1, 2)
+    band = np.ascontiguousarray(band, dtype=np.int64)
+    runs = np.ascontiguousarray(runs, dtype=np.int64)
+    if band.shape != (len(xy),) or runs.shape != (len(xy),):
+        raise ValueError(f"band and runs must be ({len(xy)},), got {band.shape} and {runs.shape}")
+    if len(xy) and not (band.min() >= 0 and band.max() <= n_bands and runs.min() >= 0 and runs.max() < n_runs):
+        raise ValueError(f"bands must lie in 0..{n_bands} and runs in 0..{n_runs - 1}")
+    grown, filled = np.zeros(n_runs), np.zeros(n_runs, np.bool_)
+    spread_runs_kernel(
+        image, _affine(affine, "affine"), xy, band, runs, float(threshold), n_runs, n_bands, grown, filled
+    )
+    return grown, filled
 
 
 def _affine(a: np.ndarray, name: str) -> np.ndarray:

@@ -349,3 +349,37 @@ def match_anchors(
             fy = 0.5 * (a - c) / (a - 2 * b + c) if (a - 2 * b + c) else 0.0
         out[i] = bx + fx + p // 2, by + fy + p // 2, corr[by, bx]
     return out
+
+
+def skew_sums(image: np.ndarray) -> tuple[float, float]:
+    """Oracle of `tabulate.kernels.skew_sums`: OpenCV's Scharr gradients (float64) on every other pixel."""
+    gx = cv2.Scharr(image, cv2.CV_64F, 1, 0)[::2, ::2]
+    gy = cv2.Scharr(image, cv2.CV_64F, 0, 1)[::2, ::2]
+    xy, d = gx * gy, gx * gx - gy * gy
+    return float(np.sum(d * d - 4.0 * xy * xy)), float(np.sum(4.0 * xy * d))
+
+
+def spread_runs(
+    image: np.ndarray,
+    affine: np.ndarray,
+    xy: np.ndarray,
+    band: np.ndarray,
+    runs: np.ndarray,
+    threshold: float,
+    n_runs: int,
+    n_bands: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Oracle of `tabulate.kernels.spread_runs`: a matrix product, a gather and two ``bincount`` passes."""
+    px = xy @ affine[:, :2].T + affine[:, 2]
+    c = np.clip(px[:, 0].astype(np.int64), 0, image.shape[1] - 1)
+    r = np.clip(px[:, 1].astype(np.int64), 0, image.shape[0] - 1)
+    dark = image[r, c] < threshold
+    key = runs * (n_bands + 1) + band
+    size = n_runs * (n_bands + 1)
+    counts = np.bincount(key, minlength=size).reshape(n_runs, n_bands + 1)
+    darks = np.bincount(key, weights=dark, minlength=size).reshape(n_runs, n_bands + 1)
+    grown = np.zeros(n_runs)
+    for b in range(1, n_bands + 1):
+        n = counts[:, b]
+        grown += np.where(n > 0, darks[:, b] / np.maximum(n, 1), 0.0)
+    return grown, counts.sum(axis=1) > 0

@@ -3,6 +3,11 @@
 PDF pages are rasterized with pypdfium2 (Google's PDFium, the renderer in
 Chrome, as a self-contained wheel: no Ghostscript or poppler to install, and
 it renders vector ballots exactly) at `PDF_DPI`.
+
+A colour blank is taken by its darkest channel, not its luminance: vendors
+print targets in a drop-out colour (red, pink) that a colour-dropout scanner
+does not see, and in luminance a pink oval is as light as paper grain; in its
+darkest channel it is print like any other.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from ..detect.decode import decode_page, headers
@@ -48,12 +54,32 @@ def _pdf_pages(path: Path) -> list[Blank]:
         raise TemplateError(f"{path}: cannot open the PDF: {e}") from None
     out = []
     for i in range(len(pdf)):
-        bitmap = pdf[i].render(scale=PDF_DPI / 72, grayscale=True)
-        img = np.ascontiguousarray(bitmap.to_numpy().reshape(bitmap.height, bitmap.width, -1)[:, :, 0])
+        bitmap = pdf[i].render(scale=PDF_DPI / 72)
+        img = darkest_channel(bitmap.to_numpy().reshape(bitmap.height, bitmap.width, -1))
         paper, dpi = paper_and_dpi(img.shape)
         out.append(Blank(f"{path.name}#{i + 1}" if len(pdf) > 1 else path.name, img, dpi, paper))
     pdf.close()
     return out
+
+
+def darkest_channel(img: np.ndarray) -> np.ndarray:
+    """A colour page (H, W, 3 or 4: alpha left out) as grey by its darkest channel; a grey page as it is."""
+    if img.ndim == 2:
+        return np.ascontiguousarray(img)
+    return np.ascontiguousarray(img[:, :, :3].min(axis=2))
+
+
+def _decode(data: bytes, header) -> np.ndarray:
+    """One page of an image file as grey, a colour PNG or JPEG by its darkest channel (`darkest_channel`)."""
+    if header.format in ("png", "jpeg"):
+        colour = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if colour is not None and not _grey(colour):
+            return darkest_channel(colour)
+    return decode_page(data, header)
+
+
+def _grey(img: np.ndarray) -> bool:
+    return bool(np.array_equal(img[:, :, 0], img[:, :, 1]) and np.array_equal(img[:, :, 1], img[:, :, 2]))
 
 
 def load_blanks(paths: list[Path]) -> list[Blank]:
@@ -69,7 +95,7 @@ def load_blanks(paths: list[Path]) -> list[Blank]:
         data = path.read_bytes()
         try:
             heads = headers(data)
-            pages = [decode_page(data, h) for h in heads]
+            pages = [_decode(data, h) for h in heads]
         except ReadError as e:
             raise TemplateError(f"{path}: {e.reason}") from None
         for i, img in enumerate(pages):

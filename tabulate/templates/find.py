@@ -88,11 +88,38 @@ def _closed_outlines(ink: np.ndarray, dpi: float) -> list[FoundTarget]:
         outer = cv2.contourArea(contours[i])
         if len([a for a in holes if a > 0.02 * outer]) != 1 or max(holes) < 0.45 * outer:
             continue  # a letter, a crossed-out picture, or a filled shape
+        hole = max((c for c in _siblings(hier[0], child)), key=lambda c: cv2.contourArea(contours[c]))
+        if _hole_ink(ink, contours[hole]) > HOLE_INK_MAX:
+            continue  # a QR code's finder pattern, a picture of a marked target: print inside, not paper
         fill = outer / float(w * h)
         shape = "box" if fill > 0.9 else "oval" if 0.7 < fill <= 0.9 else None
         if shape:
             found.append(FoundTarget(shape, Rect(x / dpi, y / dpi, w / dpi, h / dpi)))
     return found
+
+
+def _siblings(hier: np.ndarray, first: int) -> list[int]:
+    out, c = [], first
+    while c != -1:
+        out.append(c)
+        c = int(hier[c][0])
+    return out
+
+
+#: A target's hole is paper on a blank: at most this share of it printed (a number or a letter in the
+#: oval: 0.05-0.16); a QR code's finder pattern holds a solid square (0.3-0.5), and is no target.
+HOLE_INK_MAX = 0.25
+
+
+def _hole_ink(ink: np.ndarray, hole: np.ndarray) -> float:
+    """The printed share of a closed outline's hole (whatever is printed inside it)."""
+    x, y, w, h = cv2.boundingRect(hole)
+    filled = np.zeros((h, w), np.uint8)
+    cv2.drawContours(filled, [hole - np.array([x, y])], -1, 255, -1)
+    mask = cv2.erode(filled, np.ones((3, 3), np.uint8), iterations=2)  # the contour runs on the outline's pixels
+    area = np.count_nonzero(mask)
+    inside = np.count_nonzero(cv2.bitwise_and(ink[y : y + h, x : x + w], mask))
+    return inside / area if area else 1.0
 
 
 def _arrows(ink: np.ndarray, dpi: float) -> list[FoundTarget]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..detect.read import STYLE_FROM_OTHER_SIDE
-from ..detect.register import Registration
 from .align import ncc
 from .model import TemplatePage
 
@@ -53,15 +52,3 @@ def differs_toward(frame: np.ndarray, a: np.ndarray, b: np.ndarray, min_diff: fl
     if np.count_nonzero(where) < 10:
         return 0.0
     return ncc(frame[where], a[where]) - ncc(frame[where], b[where])
-
-
-def as_blank(frame: np.ndarray, reg: Registration) -> np.ndarray:
-    """The page's frame (ink bright) put on the blanks' levels: its paper at 0, its print at 255.
-
-    A rough scan's grey paper and faint print would otherwise be "nearer" the blank whose print is
-    absent (or present) everywhere the two templates differ, whatever the page shows (`closer_share`).
-    """
-    paper, ink = 255.0 - reg.paper, 255.0 - reg.ink
-    if ink - paper < 30:
-        return frame
-    return np.clip((frame - paper) * (255.0 / (ink - paper)), 0.0, 255.0).astype(np.float32)

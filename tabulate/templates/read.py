@@ -3,11 +3,9 @@
 Which page is this? By code first: the best-matching template's code (a QR
 symbol or a timing-mark row) is read where that template prints it, and the
 set maps its text to a style and page. When the code does not read, by
-matching: the page, registered, is compared at 50 DPI with every blank (one
-dot product each, `tabulate.templates.align`) and the best must have a
-correlation of at least `MIN_MATCH` and beat every other template by
-`MATCH_MARGIN`; else the page is refused (``no_template_match`` or
-``template_ambiguous``).
+matching (`tabulate.templates.matching`): the page, registered, is compared
+at 50 DPI with every blank and the best must be clear; else the page is
+refused (``no_template_match`` or ``template_ambiguous``).
 
 After that the page is scored by the native kernel with the template's
 point sets (`tabulate.templates.pages.scoring_template`) and classified with
@@ -42,35 +40,27 @@ from .align import (
     FINE_DPI,
     MAX_RESIDUAL_IN,
     Coarse,
-    closer_share,
     coarse,
     coarse_to_image,
     half_image,
     level,
-    ncc,
     near_angles,
     nominal,
-    page_frame,
     prepare,
     print_angle,
     refine,
     shrink,
 )
+from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
-from .likeness import TWIN_FLAG, as_blank, bare_as, differs_toward, same_targets
+from .likeness import TWIN_FLAG, bare_as, same_targets
+from .matching import MatchBasis, frame_as_blank, match_page
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
 from .placement import columns_upright, place_page
 
-#: Matching: the winner's ECC correlation must reach MIN_MATCH and beat the runner-up by MATCH_MARGIN.
-MIN_MATCH = 0.5
-MATCH_MARGIN = 0.05
-#: Where two close templates' blanks differ, the page must be nearer the winner on this share of pixels.
-MIN_CLOSER = 0.65
-#: Or, on those pixels, the page's correlation with the winner must beat the runner-up's by this much.
-MIN_DIFF_CORRELATION = 0.3
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
 FIT_TRIES = 3
@@ -88,6 +78,7 @@ class TemplateReader:
         self.folder = str(folder)
         self._mean: np.ndarray | None = None
         self._set_angle: float | None = None
+        self._bases: tuple[dict, dict] | None = None
         self.tset = _load(self.folder)
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
 
@@ -126,6 +117,7 @@ class TemplateReader:
                 )
             base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
             t0 = time.perf_counter()
+            image = paint_background(image)  # a scanner's black background round the paper
             tp, reg, twin = self._identify(image)
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
@@ -156,7 +148,7 @@ class TemplateReader:
                 # The local search may slide a target's points by its radius: the printed name beside
                 # an arrow (whose outline pins it less than an oval's) must not come into its marking area.
                 area_slack_in=slack,
-                creases_in=crease_rows(upright, scoring_reg.affine, self.paper_in),
+                creases_in=lambda: crease_rows(upright, scoring_reg.affine, self.paper_in),
                 features=feats,
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
@@ -183,6 +175,12 @@ class TemplateReader:
             ).astype(np.float32)
         return self._mean
 
+    def _match_bases(self) -> tuple[dict[tuple[int, int], MatchBasis], dict[tuple[int, int], MatchBasis]]:
+        """The blanks stacked for matching (`MATCH_DPI`) and for ranking (`COARSE_DPI`), once per reader."""
+        if self._bases is None:
+            self._bases = (MatchBasis.of(self.tset), MatchBasis.of(self.tset, coarse=True))
+        return self._bases
+
     def _angles(self, skew: float | None, tp: TemplatePage | None = None) -> tuple[float, ...] | None:
         """The skews to try: near the page's print skew less the blank's (the set's median blank's when
         ``tp`` is None); None (the whole sweep) when ``skew`` is None."""
@@ -204,16 +202,12 @@ class TemplateReader:
         fits = sorted((coarse(mean, small, k, self._angles(skew)) for k in turns), key=lambda c: -c.rho)
         for c in fits:
             turned = np.ascontiguousarray(np.rot90(small, c.k))
-            ranked = []
-            for tp in self.tset.pages:
-                ps = prepared(self.tset, tp).small
+            ranked: list[tuple[float, TemplatePage, Coarse]] = []
+            for (h, w), basis in self._match_bases()[1].items():  # one warp and one product per blank shape
                 frame = cv2.warpAffine(
-                    turned,
-                    c.warp.astype(np.float32),
-                    (ps.shape[1], ps.shape[0]),
-                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                    turned, c.warp.astype(np.float32), (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
                 )
-                ranked.append((ncc(ps, frame), tp, c))
+                ranked.extend((rho, tp, c) for rho, tp in basis.correlations(frame))
             ranked.sort(key=lambda x: -x[0])
             yield from ranked
 
@@ -266,47 +260,9 @@ class TemplateReader:
                 return tp, reg, False
             if named is not None:
                 return named, self._refit(image, fine8, dpi, named, reg, k, paper), False
-        # By matching: the page in its own frame against every blank (one dot product each, the
-        # blanks' unit vectors made once); the winner must be clear.
-        frame = as_blank(page_frame(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in), reg)
-        f = frame.ravel()
-        mean, std = cv2.meanStdDev(frame)
-        norm = float(std[0, 0]) * math.sqrt(f.size)  # |f - mean f|; the blanks' unit vectors sum to 0
-        scores = sorted(
-            (
-                (float(f @ prepared(self.tset, p).match_unit) / norm if norm > 0 else 0.0, p)
-                for p in self.tset.pages
-                if prepared(self.tset, p).match.shape == frame.shape
-            ),
-            key=lambda s: -s[0],
-        )
-        best, win = scores[0]
-        # A bare page's correlation with a bare blank is mostly the scan's grain: it need not reach
-        # MIN_MATCH when neither has anything to score.
-        bare = not win.layout.targets and bare_as(fine8, paper, prepared(self.tset, win).blank)
-        if best < MIN_MATCH and not bare:
-            raise ReadError(
-                "no_template_match",
-                f"the page matches no template page (best {win.key}, correlation "
-                f"{best:.2f} < {MIN_MATCH}) and carries no code the set maps",
-            )
-        twin = False
-        for rho, other in scores[1:]:
-            if best - rho >= MATCH_MARGIN:
-                break
-            if other.page == win.page and same_targets(win, other):
-                twin = True  # printed alike: no pixel can tell them apart, and no mark depends on which
-                continue
-            # Close overall: compare only where the two blanks differ (a contest, a name).
-            a, b = prepared(self.tset, win).match, prepared(self.tset, other).match
-            share = closer_share(frame, a, b)
-            if share < MIN_CLOSER and differs_toward(frame, a, b) < MIN_DIFF_CORRELATION:
-                raise ReadError(
-                    "template_ambiguous",
-                    f"the page matches {win.key} and {other.key} about equally "
-                    f"(correlation {best:.3f} and {rho:.3f}; closer to {win.key} on {share:.0%} of "
-                    "where they differ), and its code does not read",
-                )
+        # By matching: the page in its own frame against every blank; the winner must be clear.
+        frame = frame_as_blank(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in, reg)
+        win, twin = match_page(self.tset, self._match_bases()[0], frame, fine8, paper)
         return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)), twin
 
     def _fit(self, image, levels, small, dpi, paper, by_code, turns, skew) -> tuple[TemplatePage, Registration, int]:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..kernels import spread_runs
+
 #: Bands out to this distance (blank pixels) from the blank's print.
 MAX_BANDS = 8
 #: Points kept per band (spread evenly over the page).
@@ -90,21 +92,10 @@ def measure_spread(
     """
     if len(xy) == 0:
         return MIN_SPREAD_PX
-    px = xy @ affine[:, :2].T + affine[:, 2]
-    c = np.clip(px[:, 0].astype(np.int64), 0, image.shape[1] - 1)
-    r = np.clip(px[:, 1].astype(np.int64), 0, image.shape[0] - 1)
-    dark = image[r, c] < paper - split * (paper - ink)
     # Runs by position on the page (reading order), so a scribble stays in one or two of them.
     runs = band_runs(xy) if runs is None else runs
-    key = runs * (MAX_BANDS + 1) + band
-    size = CHUNKS * (MAX_BANDS + 1)
-    counts = np.bincount(key, minlength=size).reshape(CHUNKS, MAX_BANDS + 1)
-    darks = np.bincount(key, weights=dark, minlength=size).reshape(CHUNKS, MAX_BANDS + 1)
-    grown = np.zeros(CHUNKS)
-    for b in range(1, MAX_BANDS + 1):  # band by band, as a sum per run in this order
-        n = counts[:, b]
-        grown += np.where(n > 0, darks[:, b] / np.maximum(n, 1), 0.0)
-    per_run = grown[counts.sum(axis=1) > 0]  # a run with no points (fewer points than runs) is no run
+    grown, filled = spread_runs(image, affine, xy, band, runs, paper - split * (paper - ink), CHUNKS, MAX_BANDS)
+    per_run = grown[filled]  # a run with no points (fewer points than runs) is no run
     scale = _px_per_in(affine) / blank_dpi  # image pixels per blank pixel
     return max(MIN_SPREAD_PX, float(np.median(per_run)) * scale)
 

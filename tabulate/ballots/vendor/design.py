@@ -53,6 +53,20 @@ class Design:
     back: str = "half"
     #: A contest too long for what is left of its column continues at the top of the next column.
     continue_long: bool = False
+    #: Each candidate's name broken over two lines, and the party's full name on a line of its own
+    #: under it (instead of the abbreviation at the row's right end); rows must be tall enough (``row_in``).
+    two_line_names: bool = False
+    party_line: bool = False
+    #: Instructions printed in every contest's heading under "Vote for not more than N", wrapped.
+    header_note: str = ""
+    #: The ``boxes`` family's contest frames, shaded headings and row rules; False: whitespace only.
+    rules: bool = True
+    #: A number ("number") or letter ("letter") printed inside each target, as some vendors do.
+    target_text: str = ""
+    #: The targets printed in a drop-out colour (RGB): blanks are written in colour, and a colour-dropout
+    #: scanner sees the targets at ``dropout_grey`` (paper 255) on the voted sheets.
+    target_rgb: tuple[int, int, int] | None = None
+    dropout_grey: int = 0
 
 
 #: Timing-mark grid of the ``timing`` family: marks every `TIMING_PITCH_IN` down both long edges

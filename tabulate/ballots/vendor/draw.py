@@ -31,40 +31,40 @@ def _box(
     d.rectangle(xy, fill=fill, outline=outline, width=max(1, round(width * dpi)) if outline is not None else 0)
 
 
-def _item(d: ImageDraw.ImageDraw, img: Image.Image, dpi: int, it: tuple) -> None:
+def _item(d: ImageDraw.ImageDraw, img: Image.Image, dpi: int, it: tuple, ink=0) -> None:
     kind = it[0]
     if kind == "rect":
-        _box(d, dpi, *it[1:5], fill=0)
+        _box(d, dpi, *it[1:5], fill=ink)
     elif kind == "shade":
         _box(d, dpi, *it[1:5], fill=it[5])
     elif kind == "frame":
-        _box(d, dpi, *it[1:5], outline=0, width=it[5])
+        _box(d, dpi, *it[1:5], outline=ink, width=it[5])
     elif kind == "oval":
         x, y, w, h, lw = it[1:6]
-        d.ellipse([x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], outline=0, width=max(1, round(lw * dpi)))
+        d.ellipse([x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], outline=ink, width=max(1, round(lw * dpi)))
     elif kind == "rrect":
         x, y, w, h, lw, r = it[1:7]
         d.rounded_rectangle(
-            [x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], radius=r * dpi, outline=0, width=max(1, round(lw * dpi))
+            [x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], radius=r * dpi, outline=ink, width=max(1, round(lw * dpi))
         )
     elif kind == "disc":
         x, y, w, h = it[1:5]
-        d.ellipse([x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], fill=0)
+        d.ellipse([x * dpi, y * dpi, (x + w) * dpi, (y + h) * dpi], fill=ink)
     elif kind == "line":
         x0, y0, x1, y1, lw = it[1:6]
-        d.line([x0 * dpi, y0 * dpi, x1 * dpi, y1 * dpi], fill=0, width=max(1, round(lw * dpi)))
+        d.line([x0 * dpi, y0 * dpi, x1 * dpi, y1 * dpi], fill=ink, width=max(1, round(lw * dpi)))
     elif kind == "poly":
-        d.polygon([(x * dpi, y * dpi) for x, y in it[1]], fill=0)
-    elif kind in ("text", "text_r", "text_c"):
+        d.polygon([(x * dpi, y * dpi) for x, y in it[1]], fill=ink)
+    elif kind in ("text", "text_r", "text_c", "text_m"):
         x, y, text, pt, bold = it[1:6]
         f = font(round(pt * dpi / 72), bold)
-        anchor = {"text": "la", "text_r": "ra", "text_c": "ma"}[kind]
-        d.text((x * dpi, y * dpi), text, fill=0, font=f, anchor=anchor)
+        anchor = {"text": "la", "text_r": "ra", "text_c": "ma", "text_m": "mm"}[kind]
+        d.text((x * dpi, y * dpi), text, fill=ink, font=f, anchor=anchor)
     else:
         raise ValueError(f"unknown drawing item {kind!r}")
 
 
-def _qr(img: Image.Image, dpi: int, page: VendorPage) -> None:
+def _qr(img: Image.Image, dpi: int, page: VendorPage) -> None:  # pasted as grey: Pillow converts it on RGB
     bc = zxingcpp.create_barcode(page.code_text, zxingcpp.BarcodeFormat.QRCode, ec_level="M")
     mods = np.asarray(bc.to_image(scale=1, add_quiet_zones=False))
     r = page.code_rect
@@ -104,18 +104,27 @@ def _timing(d: ImageDraw.ImageDraw, dpi: int, page: VendorPage) -> None:
             _box(d, dpi, x - mh / 2, y - mw / 2, mh, mw, outline=0, width=0.012)
 
 
-def print_page(ballot: VendorBallot, page: VendorPage, dpi: int | None = None) -> np.ndarray:
-    """The page as printed: uint8 greyscale, 255 = paper, one pixel per 1/dpi inch."""
+def print_page(ballot: VendorBallot, page: VendorPage, dpi: int | None = None, colour: bool = False) -> np.ndarray:
+    """The page as printed: uint8 greyscale, 255 = paper, one pixel per 1/dpi inch.
+
+    Targets printed in a drop-out colour (``Design.target_rgb``) are drawn at the grey a colour-dropout
+    scanner sees them at (``Design.dropout_grey``); with ``colour`` the page is RGB (H, W, 3) as printed.
+    """
     design = DESIGNS[ballot.family]
     dpi = dpi or design.dpi
-    img = Image.new("L", (round(page.width_in * dpi), round(page.height_in * dpi)), 255)
+    size = (round(page.width_in * dpi), round(page.height_in * dpi))
+    img = Image.new("RGB", size, (255, 255, 255)) if colour else Image.new("L", size, 255)
     d = ImageDraw.Draw(img)
+    black = (0, 0, 0) if colour else 0
+    tint = design.target_rgb if colour else design.dropout_grey
     for it in page.items:
         if it[0] == "shade":
-            _item(d, img, dpi, it)
+            _item(d, img, dpi, it[:5] + ((it[5],) * 3 if colour else it[5],))
     for it in page.items:
-        if it[0] != "shade":
-            _item(d, img, dpi, it)
+        if it[0] == "target":
+            _item(d, img, dpi, it[1], tint)
+        elif it[0] != "shade":
+            _item(d, img, dpi, it, black)
     if design.code == "qr":
         _qr(img, dpi, page)
     elif design.code == "timing":

@@ -9,7 +9,7 @@ these ballots exactly as it marks ours.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...core.errors import TabulateError
 from ...election.geometry import Rect
@@ -68,8 +68,8 @@ def _vote_for(c: Contest) -> str:
     return "Vote Yes or No" if c.type == "question" else f"Vote for not more than {c.vote_for}"
 
 
-def _header(c: Contest, width_in: float) -> tuple[list[str], list[str]]:
-    info = [_vote_for(c)]
+def _header(c: Contest, width_in: float, note: str = "") -> tuple[list[str], list[str]]:
+    info = [_vote_for(c)] + (wrap_in(note, INFO_PT, width_in) if note else [])
     if c.type == "question" and c.text:
         info = wrap_in(c.text, INFO_PT, width_in) + info
     return wrap_in(c.title.upper(), TITLE_PT, width_in, bold=True), info
@@ -94,7 +94,15 @@ def _target(d: Design, shape: str, x: float, y_mid: float) -> Rect:
     return Rect(x, y_mid - h / 2, w, h)
 
 
-def _draw_target(items: list, d: Design, shape: str, b: Rect) -> None:
+def _draw_target(items: list, d: Design, shape: str, b: Rect, n: int = 0) -> None:
+    if d.target_rgb is not None and shape != "arrow":  # printed in a drop-out colour (`draw.print_page`)
+        mine: list = []
+        _draw_target(mine, replace(d, target_rgb=None), shape, b, n)
+        items.extend(("target", it) for it in mine)
+        return
+    if d.target_text and shape != "arrow":  # a number or a letter inside the target
+        label = str(n + 1) if d.target_text == "number" else "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[n % 26]
+        items.append(("text_m", b.x + b.w / 2, b.y + b.h / 2, label, SMALL_PT, False))
     if shape == "oval" and d.target_corner_in > 0:  # a rounded rectangle (some vendors' "oval")
         items.append(("rrect", b.x, b.y, b.w, b.h, d.outline_in, d.target_corner_in))
     elif shape == "oval":
@@ -138,12 +146,12 @@ def _place(
     items: list = []
     targets: list = []
     pad = 0.07
-    title, info = _header(c, w - 2 * pad)
+    title, info = _header(c, w - 2 * pad, d.header_note)
     if part[2]:
         title, info = [*title[:-1], title[-1] + " (CONTINUED)"], []
     y = y0 + pad
     head_h = len(title) * LINE_IN[TITLE_PT] + len(info) * LINE_IN[INFO_PT] + 0.05
-    if d.family == "boxes":  # a shaded band behind the heading
+    if d.family == "boxes" and d.rules:  # a shaded band behind the heading
         items.append(("shade", x, y0, w, head_h + pad, 225))
     for line in title:
         items.append(("text", x + pad, y, line, TITLE_PT, True))
@@ -170,12 +178,12 @@ def _place(
             h = _snap(h - 1e-6, TIMING_PITCH_IN)
         mid = y + (min(h, d.row_in) / 2 if d.family != "timing" else TIMING_PITCH_IN / 2)
         b = _target(d, shape, tx, mid)
-        _draw_target(items, d, shape, b)
+        _draw_target(items, d, shape, b, n + part[0])
         name_x = b.right + (0.24 if shape == "arrow" else 0.1)
         right = x + w - pad
         if right_side:  # the name first, then its target
             name_x, right = x + pad + 0.05, b.x - 0.1
-        if d.family == "boxes" and n:
+        if d.family == "boxes" and n and d.rules:
             items.append(("line", x + 0.05, y, x + w - 0.05, y, 0.006))
         if o.kind == "write_in":
             line_y = y + h - 0.09
@@ -194,12 +202,7 @@ def _place(
                 )
             )
         else:
-            items.append(("text", name_x, mid - 0.075, o.label, NAME_PT, True))
-            if o.running_mate:
-                items.append(("text", name_x, mid + 0.06, o.running_mate, NAME_PT, False))
-            abbr = _party(election, o)
-            if abbr:
-                items.append(("text_r", right, mid - 0.06, abbr, INFO_PT, False))
+            items.extend(_name_lines(election, o, d, name_x, right, mid))
             targets.append(
                 TargetLayout(
                     c.id, o.id, o.kind, shape, b, Rect(name_x - 0.05, y + 0.02, right - name_x + 0.05, h - 0.04)
@@ -207,9 +210,32 @@ def _place(
             )
         y += h
     y += pad
-    if d.family == "boxes":
+    if d.family == "boxes" and d.rules:
         items.append(("frame", x, y0, w, y - y0, 0.03))
     return items, targets, y - y0
+
+
+def _name_lines(election: Election, o: ContestOption, d: Design, x: float, right: float, mid: float) -> list:
+    """A candidate's name (on two lines with ``two_line_names``), running mate, and party (abbreviation at the
+    row's right end, or its full name on a line of its own with ``party_line``)."""
+    words = o.label.split()
+    party = {p.id: p for p in election.parties}.get(o.party or "") if o.kind == "candidate" else None
+    below = [(o.running_mate, NAME_PT, False)] if o.running_mate else []
+    if d.party_line and party is not None and party.name != o.label:
+        below.append((party.name, INFO_PT, False))
+    # Two lines for the name where the row has room (a ticket's running mate keeps it on one).
+    split = d.two_line_names and len(words) > 1 and len(below) < 2
+    names = [" ".join(words[:-1]), words[-1]] if split else [o.label]
+    lines = [(n, NAME_PT, True) for n in names] + below
+    y = mid - 0.075 if len(lines) <= 2 else mid - 0.065 * len(lines)
+    out: list = []
+    for text, pt, bold in lines:
+        out.append(("text", x, y, text, pt, bold))
+        y += 0.135
+    abbr = _party(election, o)
+    if abbr and not d.party_line:
+        out.append(("text_r", right, mid - 0.06, abbr, INFO_PT, False))
+    return out
 
 
 def _page_furniture(d: Design, page: int, election: Election) -> tuple[list, list[Rect]]:

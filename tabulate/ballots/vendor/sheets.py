@@ -70,6 +70,12 @@ def blank_pages(election: Election, style_id: str, family: str) -> list[np.ndarr
     return [_blank(election, style_id, family, p).copy() for p in (1, 2)]
 
 
+def colour_blank_pages(election: Election, style_id: str, family: str) -> list[np.ndarray]:
+    """A style's two blank pages as printed in colour (RGB): the targets in the design's drop-out colour."""
+    b = ballot(election, style_id, family)
+    return [print_page(b, p, colour=True) for p in b.pages]
+
+
 def _rngs(seed: int, index: int):
     voter, ink, scan = np.random.SeedSequence(seed, spawn_key=(index,)).spawn(3)
     return np.random.default_rng(voter), np.random.default_rng(ink), np.random.default_rng(scan)

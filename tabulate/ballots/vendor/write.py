@@ -23,7 +23,7 @@ from ..mark_kinds import MARK_KINDS
 from ..samples import TRUTH_FILE, encode_page, sheet_file_name
 from ..truth import TRUTH_FORMAT
 from .design import DESIGNS
-from .sheets import blank_pages, simulate_vendor_sheet
+from .sheets import blank_pages, colour_blank_pages, simulate_vendor_sheet
 
 
 def write_blanks(
@@ -57,6 +57,8 @@ def write_blanks(
             path.write_bytes(buf.getvalue())
             paths.append(path)
             continue
+        if d.target_rgb is not None:  # the county's blanks show the drop-out colour the scans do not
+            pages = colour_blank_pages(election, style.id, family)
         for n, img in enumerate(pages, 1):
             path = out / f"blank-{style.id}-p{n}.png"
             Image.fromarray(img).save(path, format="PNG", dpi=(d.dpi, d.dpi))
