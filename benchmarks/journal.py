@@ -51,18 +51,23 @@ def outcomes(election, n: int):
         )
 
 
-def record(path: Path, n: int, *, seal: bool) -> float:
-    election = load_election(SAMPLE)
-    store = open_store(path)
+def record_batch(store, election, n: int) -> float:
+    """Bind the sample election, open a batch and record ``n`` synthetic sheets; seconds spent recording."""
     store.bind_election(election, normalise(json.loads(SAMPLE.read_text())))
-    if not seal:
-        store._sheet_facts = lambda db, ids: {}
     batch = store.open_batch("bench", "election_day")
     items = list(outcomes(election, n))
     start = time.perf_counter()
     for k in range(0, n, GROUP):
         store.record_sheets(batch.id, items[k : k + GROUP])
-    elapsed = time.perf_counter() - start
+    return time.perf_counter() - start
+
+
+def record(path: Path, n: int, *, seal: bool) -> float:
+    election = load_election(SAMPLE)
+    store = open_store(path)
+    if not seal:
+        store._sheet_facts = lambda db, ids: {}
+    elapsed = record_batch(store, election, n)
     store.close()
     return elapsed
 

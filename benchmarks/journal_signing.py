@@ -14,18 +14,16 @@ chain, every signature, every sealed row). Rates and ratios from one run.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from journal import GROUP, SAMPLE, outcomes
+from journal import GROUP, SAMPLE, record_batch
 
 from tabulate.core.keys import entry_signature_valid, make_key_pair
 from tabulate.election import load_election
-from tabulate.election.load import normalise
 from tabulate.store import open_store
 from tabulate.store.journal_signing import Signer, signing_as
 
@@ -36,13 +34,7 @@ def record(path: Path, n: int, signer: Signer | None, county: Signer | None) -> 
     if signer is not None and county is not None:
         store.register_station("bench", signer.public_key, county=county)
     with signing_as(signer):
-        store.bind_election(election, normalise(json.loads(SAMPLE.read_text())))
-        batch = store.open_batch("bench", "election_day")
-        items = list(outcomes(election, n))
-        start = time.perf_counter()
-        for k in range(0, n, GROUP):
-            store.record_sheets(batch.id, items[k : k + GROUP])
-        elapsed = time.perf_counter() - start
+        elapsed = record_batch(store, election, n)
     store.close()
     return elapsed
 
