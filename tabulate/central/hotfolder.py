@@ -17,6 +17,13 @@ a page never pairs across a file still being written. A sheet whose other side
 has not arrived waits; when the watch stops it is left unrecorded (a restart
 picks it up) and listed in `HotFolder.waiting`.
 
+A folder that holds one tub (``done_marker``, a station's batch folder,
+`tabulate.central.tubs`) is *finished* once the scanner has written the marker
+file and the marker and every page file are complete by the rules above: its
+last sheets are yielded -- a page still without its other side as a sheet set
+aside (``missing_back_page``), exactly as ``tabulate scan DIR`` would -- and
+the iteration ends.
+
 The clock, the sleep between polls and the folder listing are injectable, so
 tests drive a scanner that writes slowly and half-way without real waiting.
 Nothing here touches the store: the pipeline (`run_batch`) records what is
@@ -106,6 +113,12 @@ class HotFolder:
         Seconds; see the module docstring.
     clock, sleep, lister
         ``time.monotonic``, ``time.sleep`` and `list_folder` unless a test injects its own.
+    done_marker
+        The name of the file the scanner writes when the folder's tub is
+        finished: the iteration then ends once every page is taken (see the
+        module docstring). None: the folder is never finished.
+    not_pages
+        Names of the station's own files (the marker, ``batch.json``): not listed as ignored.
     """
 
     def __init__(
@@ -120,6 +133,8 @@ class HotFolder:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         lister: Callable[[str], list[tuple[str, int, int]]] = list_folder,
+        done_marker: str | None = None,
+        not_pages: frozenset[str] = frozenset(),
     ):
         self.folder = os.path.abspath(folder)
         if not os.path.isdir(self.folder):
@@ -132,6 +147,11 @@ class HotFolder:
         self._ignored: set[str] = set()
         self._last_poll: float | None = None
         self._last_change = clock()
+        self.done_marker = done_marker
+        self._not_pages = not_pages | ({done_marker} if done_marker else set())
+        self._marker: FileSeen | None = None
+        #: True once the folder is finished (``done_marker``) and every sheet has been yielded.
+        self.finished = False
         #: Pages complete but waiting for their other side (full paths), as of the last poll.
         self.waiting: list[str] = []
 
@@ -160,6 +180,8 @@ class HotFolder:
                 yield SheetSource(position, pages, missing)
             if ready:
                 continue
+            if self.finished:
+                return
             if self.until_idle is not None and self._clock() - self._last_change >= self.until_idle:
                 return
             yield None
@@ -178,11 +200,13 @@ class HotFolder:
             if not self._complete(name, now):
                 break
             prefix.append(name)
+        # The tub is finished only when its marker has settled too and no page file is still being written.
+        last = self._marker_settled(now) and len(prefix) == len(pages)
         ready, self.waiting = [], []
         for group in page_groups(self.folder, prefix, simplex=self.simplex):
             whole_file = isinstance(group, _TiffGroup)  # a multi-page TIFF is complete as a file
             for sheet_pages, missing in group:
-                if missing is not None and not whole_file:
+                if missing is not None and not whole_file and not last:
                     self.waiting += [p.path for p in sheet_pages]
                     continue
                 ready.append((sheet_pages, missing))
@@ -190,13 +214,24 @@ class HotFolder:
                     name = os.path.basename(p.path)
                     self._taken.add(name)
                     self._seen.pop(name, None)
+        self.finished = last
         return ready
+
+    def _marker_settled(self, now: float) -> bool:
+        return self._marker is not None and now - self._marker.since >= self.settle
 
     def _update(self, now: float) -> list[str]:
         """Refresh what is known of each page file not yet taken; return their names."""
         names = []
+        marker = None
         for name, size, mtime_ns in self._lister(self.folder):
             if name in self._taken:
+                continue
+            if name in self._not_pages:
+                if name == self.done_marker:
+                    old = self._marker
+                    keep = old is not None and (old.size, old.mtime_ns) == (size, mtime_ns)
+                    marker = old if keep else FileSeen(size, mtime_ns, now)
                 continue
             if os.path.splitext(name)[1].lower() not in IMAGE_SUFFIXES:
                 if name not in self._ignored:
@@ -210,12 +245,19 @@ class HotFolder:
             names.append(name)
         for gone in set(self._seen) - set(names):  # deleted or renamed before it was complete
             del self._seen[gone]
+        if marker is not self._marker:
+            self._last_change = now
+        self._marker = marker
         return names
 
     def _complete(self, name: str, now: float) -> bool:
         seen = self._seen[name]
         unchanged = now - seen.since
-        if seen.size == 0 or unchanged < self.settle:
+        if seen.size == 0:
+            # An empty file in a finished tub is taken once stale (the reader sets it aside as empty):
+            # otherwise a scanner that created a page and never wrote it would hold the tub open forever.
+            return self._marker_settled(now) and unchanged >= self.stale
+        if unchanged < self.settle:
             return False
         if os.path.splitext(name)[1].lower() in _TIFF_SUFFIXES:
             return True

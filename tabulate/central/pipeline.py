@@ -31,6 +31,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from ..core.errors import TabulateError
 from ..election import Election
@@ -191,6 +192,40 @@ class _Readers:
         withdraw_election(self._offered)
 
 
+class Readers(Protocol):
+    """What `run_batch` needs of the readers: the process pool (`_Readers`) or a Dask cluster."""
+
+    workers: int
+    dashboard: str | None
+
+    def submit(self, sheet: SheetSource) -> Any: ...  # a Future, or the cluster's own (``result(timeout=)``)
+
+    def restart(self) -> None: ...
+
+    def isolated(self, sheet: SheetSource) -> SheetOutcome: ...
+
+    def close(self) -> None: ...
+
+
+def start_readers(
+    election: Election,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    interpreter: Interpreter = interpret_sheet,
+    timeout: float = SHEET_TIMEOUT_S,
+) -> Readers:
+    """Start the readers ``run_batch`` hands sheets to: a pool on this machine's cores, or a Dask cluster.
+
+    The caller closes them (``close()``); `run_batch` does so itself when it started them.
+    """
+    if cluster is None:
+        return _Readers(max(1, workers or os.cpu_count() or 1), election, interpreter, timeout)
+    from .cluster import DaskReaders
+
+    return DaskReaders(cluster, election, interpreter, timeout)
+
+
 def _test_pause_after() -> int | None:
     text = os.environ.get(TEST_PAUSE_ENV, "").strip()
     if not text:
@@ -238,6 +273,7 @@ def run_batch(
     commit_sheets: int = COMMIT_SHEETS,
     commit_seconds: float = COMMIT_SECONDS,
     sheet_timeout: float = SHEET_TIMEOUT_S,
+    readers: Readers | None = None,
 ) -> RunSummary:
     """Read every sheet of ``plan`` into ``batch`` of ``store``; return what was done.
 
@@ -257,6 +293,11 @@ def run_batch(
         ``(election, pages) -> Interpretation``; the real reader by default.
     progress
         Show a progress bar with sheets per second on stderr.
+    readers
+        Readers already started (`start_readers`) and kept up by the caller
+        across batches (a station, `tabulate.central.station`): used as they
+        are and left running. ``workers``, ``cluster`` and ``interpreter``
+        are then the readers' own.
 
     Returns
     -------
@@ -306,12 +347,11 @@ def run_batch(
         if due or len(pending) >= commit_sheets or time.monotonic() - last_commit >= commit_seconds:
             commit()
 
-    if cluster is None:
-        readers = _Readers(workers, election, interpreter, sheet_timeout)
-    else:
-        from .cluster import DaskReaders
-
-        readers = DaskReaders(cluster, election, interpreter, sheet_timeout)
+    own_readers = readers is None
+    if readers is None:
+        readers = start_readers(
+            election, workers=workers, cluster=cluster, interpreter=interpreter, timeout=sheet_timeout
+        )
         if progress and readers.dashboard:
             print(f"tabulate: the cluster's progress: {readers.dashboard}", file=sys.stderr)
     window: deque = deque()
@@ -372,7 +412,8 @@ def run_batch(
         try:
             commit()
         finally:
-            readers.close()
+            if own_readers:
+                readers.close()
             occurrences.close()
             bar.close()
     summary.ignored = tuple(plan.ignored)

@@ -36,6 +36,17 @@ def register(subparsers) -> None:
         "are complete, until Ctrl-C or --until-idle",
     )
     p.add_argument(
+        "--batch-per-folder",
+        action="store_true",
+        help="with --watch: a station that stays up all evening; each sub-folder of DIR is a tub, "
+        "read as a batch named after it once the scanner writes its done marker (docs/scale.md)",
+    )
+    p.add_argument(
+        "--done-file",
+        metavar="NAME",
+        help="with --batch-per-folder: the file that says a tub is finished (default: batch.done)",
+    )
+    p.add_argument(
         "--until-idle",
         type=_seconds,
         metavar="SECONDS",
@@ -61,7 +72,11 @@ def register(subparsers) -> None:
         metavar="FILE|URL",
         help="the store: a SQLite file (created if missing) or postgresql://user@host/dbname",
     )
-    p.add_argument("--batch", required=True, metavar="NAME", help="the batch's name (a tub, a box, a day)")
+    p.add_argument(
+        "--batch",
+        metavar="NAME",
+        help="the batch's name (a tub, a box, a day); required unless --batch-per-folder",
+    )
     p.add_argument(
         "--vote-type",
         required=True,
@@ -184,8 +199,12 @@ def run_scan(args: argparse.Namespace) -> int:
     election, document = load_election_one_line(args.election)
     if args.precinct is not None and args.precinct not in {p.id for p in election.precincts}:
         raise UsageError(f"no precinct {args.precinct!r} in {args.election}")
-    if not args.batch.strip():
-        raise UsageError("the batch needs a name")
+    if args.batch_per_folder or args.done_file is not None:
+        from .scan_station import run_station_command
+
+        return run_station_command(args, election, document)
+    if args.batch is None or not args.batch.strip():
+        raise UsageError("the batch needs a name (--batch NAME), or give --watch DIR --batch-per-folder")
     if args.cluster is not None and not args.cluster.startswith(("local:", "tcp://", "tls://")):
         raise UsageError(f"--cluster {args.cluster!r}: give local:N or a scheduler address tcp://HOST:PORT")
     plan = _plan(args)
