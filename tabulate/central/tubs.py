@@ -37,13 +37,16 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from ..core.errors import TabulateError
-from .hotfolder import POLL_SECONDS, list_folder
+from .hotfolder import list_folder
 from .sources import natural_key
 
 #: The file that says a tub is finished (scanner software writes it after the last page).
 DONE_MARKER = "batch.done"
 #: The optional per-tub settings file.
 SETTINGS_FILE = "batch.json"
+#: Seconds between listings of the station's folder: a finished tub waits at most this long to be noticed
+#: (listing the folder names and the open tubs' files is a few milliseconds).
+POLL_SECONDS = 0.2
 _SETTINGS_KEYS = frozenset({"vote_type", "precinct", "operator"})
 
 
