@@ -1,0 +1,52 @@
+"""The readers' preload leaves SciPy's linear algebra out, and no kernel needs it.
+
+numba imports ``scipy.linalg`` when its array functions load, only to know
+whether ``np.dot``-like calls may use BLAS (0.21-0.27 CPU s of every cold
+scan's start-up, docs/perf.md "This round (branch warm)"). The preload refuses
+that import; that is safe only while no jitted kernel uses BLAS.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+KERNELS = Path(__file__).resolve().parents[1] / "tabulate" / "kernels"
+#: numba compiles these with BLAS (numba.np.linalg, numba.np.arraymath's inner products).
+BLAS_CALLS = frozenset({"dot", "vdot", "inner", "matmul", "linalg", "convolve", "correlate", "cov", "corrcoef"})
+
+
+def test_the_preload_does_not_import_scipy_linalg_and_a_later_import_still_works():
+    code = (
+        "import sys\n"
+        "import tabulate.central.preload\n"
+        "print('scipy.linalg' in sys.modules)\n"
+        "import scipy.linalg\n"
+        "print(scipy.linalg.norm([3.0, 4.0]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "5.0"]
+
+
+def _blas_uses(path: Path) -> list[str]:
+    uses = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            uses.append(f"{path.name}:{node.lineno}: @")
+        elif isinstance(node, ast.Attribute) and node.attr in BLAS_CALLS:
+            uses.append(f"{path.name}:{node.lineno}: .{node.attr}")
+    return uses
+
+
+def test_no_jitted_kernel_module_calls_anything_numba_would_compile_with_blas():
+    jitted = [p for p in sorted(KERNELS.glob("*.py")) if "numba" in p.read_text(encoding="utf-8")]
+    assert len(jitted) >= 5  # the kernels are where they were: this test still looks at them
+    assert [use for p in jitted for use in _blas_uses(p)] == []
+
+
+def test_the_check_sees_a_blas_call(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import numpy as np\n\ndef f(a, b):\n    return np.dot(a, b) + (a @ b)\n")
+    assert sorted(_blas_uses(probe)) == ["probe.py:4: .dot", "probe.py:4: @"]
