@@ -285,6 +285,14 @@ def test_the_station_on_the_command_line(tmp_path, capsys, e):
     assert "Batch 'tub-01' (election_day)" in out and re.search(r"sheets read +2 ", out)
     assert "Station: 1 tub(s) read (2 sheets)" in out
     assert "waiting for their done marker (nothing of them recorded yet): tub-02" in out
+    assert "NOT READ" not in out
+
+    # A page put in the station's folder itself, in no tub: never read, and said so (exit status 1).
+    make_batch(root, e, 1, start=30)
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "already recorded (closed, every sheet in the store): tub-01" in out
+    assert "NOT READ: 2 page file(s) directly in the station's folder" in out
 
     assert main(_cli(root, db, "--batch-per-folder", "--batch", "x")) == 2
     assert "named after its folder" in capsys.readouterr().err

@@ -49,6 +49,8 @@ class StationSummary:
     refused: list[tuple[str, str]] = field(default_factory=list)
     #: Folders still without their done marker when the station stopped (nothing of them recorded).
     open: list[str] = field(default_factory=list)
+    #: Page files put directly in the station's folder, in no tub's folder (never read).
+    loose: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -146,4 +148,5 @@ def run_station(
                 on_tub(result)
     finally:
         summary.open = tubs.open
+        summary.loose = tubs.loose
     return summary

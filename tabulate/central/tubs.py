@@ -38,7 +38,7 @@ from typing import Callable, Iterator
 
 from ..core.errors import TabulateError
 from .hotfolder import list_folder
-from .sources import natural_key
+from .sources import IMAGE_SUFFIXES, natural_key
 
 #: The file that says a tub is finished (scanner software writes it after the last page).
 DONE_MARKER = "batch.done"
@@ -143,6 +143,15 @@ class TubFolders:
         self._open: dict[str, tuple] = {}  # tub name -> what its listing looked like (for idleness)
         self._last_poll: float | None = None
         self._last_change = clock()
+
+    @property
+    def loose(self) -> list[str]:
+        """Page files directly under the station's folder, in no tub's folder: never read (full paths)."""
+        return [
+            os.path.join(self.root, name)
+            for name, _size, _mtime in sorted(self._lister(self.root), key=lambda x: natural_key(x[0]))
+            if os.path.splitext(name)[1].lower() in IMAGE_SUFFIXES
+        ]
 
     @property
     def open(self) -> list[str]:

@@ -113,7 +113,7 @@ def run_station_command(args: argparse.Namespace, election: Election, document: 
             readers.close()
         store.close()
     print(format_station(summary))
-    return 0 if not summary.refused else 1
+    return 0 if not (summary.refused or summary.loose) else 1
 
 
 def format_station(summary) -> str:
@@ -127,4 +127,9 @@ def format_station(summary) -> str:
     if summary.open:
         names = ", ".join(Path(p).name for p in summary.open)
         lines.append(f"  waiting for their done marker (nothing of them recorded yet): {names}")
+    if summary.loose:
+        lines.append(
+            f"  NOT READ: {len(summary.loose)} page file(s) directly in the station's folder, in no tub's folder "
+            f"(move them into a tub's folder): {', '.join(Path(p).name for p in summary.loose[:5])}"
+        )
     return "\n".join(lines)
