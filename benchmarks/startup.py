@@ -1,6 +1,7 @@
 """Start-up costs of `tabulate scan`: the CLI's imports, the workers' preload, the first sheet.
 
     python benchmarks/startup.py
+    python benchmarks/startup.py --timeline 400 --workers 2   # what a cold scan's first sheet waits for
 
 Each figure comes from a fresh Python process (CPU seconds, so a shared
 machine slows it less than wall time):
@@ -109,7 +110,74 @@ def _parser_cpu(rounds: int = 3) -> tuple[float, str]:
     return min(runs)
 
 
+_TIMELINE = """
+import sys, time
+T0, C0 = time.monotonic(), time.process_time()
+sys.path.insert(0, {root!r})
+marks = {{}}
+def mark(k):
+    marks.setdefault(k, (time.monotonic() - T0, time.process_time() - C0))
+import tabulate.cli
+import tabulate.central
+import tabulate.central.pipeline as pl
+import tabulate.central.readers_start as rs
+mark("CLI and the pipeline imported")
+start_early = rs.start_early
+def early(election):
+    mark("readers' forkserver started (election loaded, arguments checked)")
+    return start_early(election)
+rs.start_early = early
+run_batch = pl.run_batch
+def batch(*a, **k):
+    mark("batch listed, store opened and bound, batch opened: run_batch")
+    return run_batch(*a, **k)
+tabulate.central.run_batch = batch
+submit = pl._Readers.submit
+def first_submit(self, sheet):
+    mark("first sheet handed to the pool")
+    f = submit(self, sheet)
+    f.add_done_callback(lambda _f: mark("first sheet read (the preload done, a worker forked and started)"))
+    return f
+pl._Readers.submit = first_submit
+args = ["scan", {folder!r}, "--election", {election!r}, "--db", {db!r}, "--batch", "b",
+        "--vote-type", "election_day", "--workers", {workers!r}, "--no-progress"]
+import contextlib, io
+with contextlib.redirect_stdout(io.StringIO()):
+    tabulate.cli.main(args)
+mark("last sheet recorded, summary printed")
+for k, (w, c) in sorted(marks.items(), key=lambda x: x[1][0]):
+    print(f"  {{w:6.2f}} s wall {{c:5.2f}} s parent CPU   {{k}}")
+"""
+
+
+def timeline(n: int, workers: int) -> None:
+    """What a cold ``tabulate scan`` of n G4 sheets waits for: wall time at each step from process start."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from throughput import make_base, make_batch
+
+    with tempfile.TemporaryDirectory(prefix="tabulate-timeline-") as tmp:
+        folder = make_batch(make_base("g4", Path(tmp)), "g4", n, Path(tmp))
+        election = str(ROOT / "samples" / "general" / "election.json")
+        for db in ("warm.db", "cold.db"):  # the first fills numba's on-disk cache if it is empty
+            code = _TIMELINE.format(
+                root=str(ROOT), folder=str(folder), election=election, db=str(Path(tmp) / db), workers=str(workers)
+            )
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+        print(f"a cold tabulate scan of {n} G4 sheets, {workers} workers (load {load}):")
+        print(out.rstrip())
+
+
 def main() -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--timeline", type=int, metavar="N", help="only the timeline of a cold scan of N G4 sheets")
+    ap.add_argument("--workers", type=int, default=2, help="reader processes for --timeline (default 2)")
+    args = ap.parse_args()
+    if args.timeline:
+        timeline(args.timeline, args.workers)
+        return 0
     sys.path.insert(0, str(ROOT))
     from tabulate.election import load_election
 
