@@ -202,13 +202,33 @@ def test_a_finished_tub_sets_a_lone_page_aside_and_a_late_page_is_recorded_once(
         ]
     )
     summary, shown = station(store, e, root, scanner, InlineReaders(e))
-    first, again = shown
+    first, again, *rest = shown
     # The marker says the tub is whole: the front without its back is a sheet set aside, as `scan DIR` does.
     assert (first.sheets_read, first.counted, first.rejected) == (3, 2, 1)
     assert ("rejected", "missing_back_page") in first.by_reason
-    # Pages dropped into the tub's folder after it was recorded: the batch resumes, only they are added.
+    # Pages dropped into the tub's folder after it was recorded: the batch resumes, only they are added
+    # (each later change of the folder resumes it again, adding nothing that is recorded).
     assert (again.batch.name, again.already, again.counted) == ("tub-01", 3, 1)
+    assert all((r.batch.name, r.already, r.added) == ("tub-01", 4, 0) for r in rest)
     assert counted(store) == {"tub-01": 4}
+
+
+def test_a_page_replaced_in_a_recorded_tub_is_fingerprinted_and_recorded(tmp_path, store, e):
+    root = tmp_path / "station"
+    tub = root / "tub-01"
+    make_batch(tub, e, 2)
+    (tub / DONE_MARKER).write_text("")
+    rescanned = page_text(e, "1", "A101", 1, {"president": ["pres-okafor"]}) + b";#rescanned"
+
+    def replace_front():  # written aside and renamed over the old page, as scanner software does
+        (tub / "new.tmp").write_bytes(rescanned)
+        os.replace(tub / "new.tmp", tub / "sheet-00002-front.png")
+
+    summary, shown = station(store, e, root, Scanner([lambda: None, lambda: None, replace_front]), InlineReaders(e))
+    first, again = shown
+    # As many page files as before: only the fingerprints tell the new image from the recorded one.
+    assert (first.counted, again.sheets_read, again.already, again.added) == (2, 2, 1, 1)
+    assert counted(store) == {"tub-01": 3}
 
 
 def test_a_tub_with_a_bad_batch_json_is_refused_and_the_station_goes_on(tmp_path, store, e):

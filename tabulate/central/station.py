@@ -89,15 +89,20 @@ def _settings(station: Station, folder: str) -> TubSettings:
     return settings
 
 
-def read_tub(station: Station, folder: str, summary: StationSummary) -> RunSummary | None:
-    """Read one finished tub into its batch; None if it was recorded already or refused (noted in ``summary``)."""
+def read_tub(station: Station, folder: str, summary: StationSummary, *, again: bool = False) -> RunSummary | None:
+    """Read one finished tub into its batch; None if it was recorded already or refused (noted in ``summary``).
+
+    ``again``: the tub's folder changed after this run recorded it; it is then
+    always resumed (each sheet fingerprinted), never passed over by its count:
+    a page file replaced under the same name leaves the count as it was.
+    """
     name = os.path.basename(folder)
     try:
         settings = _settings(station, folder)
     except TabulateError as e:
         summary.refused.append((name, str(e)))
         return None
-    if _recorded_already(station, name, folder):
+    if not again and _recorded_already(station, name, folder):
         summary.already.append(name)
         return None
     lock = station.lock_for(name)
@@ -138,12 +143,14 @@ def run_station(
     committed (as for `run_batch`); a restart carries on.
     """
     summary = StationSummary()
+    offered: set[str] = set()
     try:
         for folder in tubs:
             if folder is None:
                 tubs.wait()
                 continue
-            result = read_tub(station, folder, summary)
+            result = read_tub(station, folder, summary, again=folder in offered)
+            offered.add(folder)
             if result is not None:
                 on_tub(result)
     finally:

@@ -184,7 +184,10 @@ class TubFolders:
                 del self._done[name]
             if name in self._done:
                 continue
-            listing = self._lister(os.path.join(self.root, name))
+            try:
+                listing = self._lister(os.path.join(self.root, name))
+            except OSError:  # removed or renamed since the root was listed: seen again at the next listing
+                continue
             if any(entry[0] == self.marker for entry in listing):
                 self._done[name] = mtime_ns
                 ready.append(os.path.join(self.root, name))
