@@ -16,8 +16,10 @@ base sets: 200 DPI duplex, grayscale JPEG or bitonal CCITT G4):
   tubs of n distinct sheets, each copied into its folder first and timed from
   the moment its done marker is written to the moment the station prints its
   batch's summary (the batch is closed and counted then). That includes the
-  station noticing the marker (it lists the folder every 0.2 s) and listing
-  and checking the tub's pages.
+  station noticing the marker (it looks at the folder every 0.1 s) and listing
+  and checking the tub's pages. Three one-sheet tubs first give what a tub
+  costs the station besides its sheets (noticing the marker, opening and
+  closing the batch, the pool's last sheet): the least on a loaded machine.
 
 Each line gives sheets/s, the percentage of the steady state (the issue's
 goal: at least 90 %) and the load average when it was measured (the machine
@@ -105,6 +107,19 @@ def station_tubs(base: Path, fmt: str, n: int, tubs: int, workers: int, work: Pa
         copy_tub(base, fmt, WARM_TUB, root / "tub-00", 0)
         (root / "tub-00" / "batch.done").write_text("")
         station.summary_of("tub-00")  # the readers are up and have read a tub
+        fixed = []  # a one-sheet tub: what a tub costs the station besides reading its sheets
+        for t in range(1, 4):
+            name = f"one-{t}"
+            copy_tub(base, fmt, 1, root / name, 100 + t)
+            time.sleep(1.0)
+            marked = time.monotonic()
+            (root / name / "batch.done").write_text("")
+            fixed.append(station.summary_of(name)[0] - marked)
+        print(
+            f"  station up, a one-sheet tub, done marker to summary: {', '.join(f'{x:.2f}' for x in fixed)} s "
+            f"(the station looks every 0.1 s)   load {load()}",
+            flush=True,
+        )
         out = []
         for t in range(1, tubs + 1):
             name = f"tub-{t:02d}"

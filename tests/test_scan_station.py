@@ -20,7 +20,7 @@ from test_scan_support import ELECTION_PATH, election, fake_interpreter, make_ba
 from tabulate.central import HotFolder
 from tabulate.central.pipeline import start_readers
 from tabulate.central.station import Station, run_station
-from tabulate.central.tubs import DONE_MARKER, SETTINGS_FILE, TubFolders, TubSettings
+from tabulate.central.tubs import DONE_MARKER, RELIST_SECONDS, SETTINGS_FILE, TubFolders, TubSettings, list_subfolders
 from tabulate.central.worker import read_sheet_source
 from tabulate.cli import main
 from tabulate.store import open_store
@@ -320,3 +320,24 @@ def test_the_station_on_the_command_line(tmp_path, capsys, e):
     assert "--batch-per-folder goes with --watch DIR" in capsys.readouterr().err
     assert main(_cli(root, db)) == 2  # --watch without a batch name
     assert "the batch needs a name" in capsys.readouterr().err
+
+
+def test_a_marker_is_seen_on_a_file_system_whose_folder_mtimes_do_not_move(tmp_path, e):
+    """Between full listings the station only stats each open tub's folder; a coarse mtime must not hide a marker."""
+    root = tmp_path / "station"
+    make_batch(root / "tub-01", e, 1)
+    scanner = Scanner([lambda: None, done(root / "tub-01")] + [lambda: None] * 30)
+
+    def frozen_mtimes(folder):  # a file system (FAT, some shares) that did not move the folder's mtime
+        return [(name, 0) for name, _mtime in list_subfolders(folder)]
+
+    tubs = TubFolders(
+        root, poll=0.1, until_idle=None, clock=scanner.clock, sleep=scanner.sleep, subfolders=frozen_mtimes
+    )
+    for folder in tubs:
+        if folder is not None:
+            break
+        tubs.wait()
+    marker_at = 0.2  # the second sleep wrote it
+    assert os.path.basename(folder) == "tub-01"
+    assert marker_at < scanner.now <= marker_at + RELIST_SECONDS + 0.1 + 1e-9
