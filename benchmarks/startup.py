@@ -120,6 +120,7 @@ def mark(k):
 import tabulate.cli
 import tabulate.central
 import tabulate.central.pipeline as pl
+import tabulate.central.readers as rd
 import tabulate.central.readers_start as rs
 mark("CLI and the pipeline imported")
 start_early = rs.start_early
@@ -132,13 +133,13 @@ def batch(*a, **k):
     mark("batch listed, store opened and bound, batch opened: run_batch")
     return run_batch(*a, **k)
 tabulate.central.run_batch = batch
-submit = pl._Readers.submit
+submit = rd._Readers.submit
 def first_submit(self, sheet):
     mark("first sheet handed to the pool")
     f = submit(self, sheet)
     f.add_done_callback(lambda _f: mark("first sheet read (the preload done, a worker forked and started)"))
     return f
-pl._Readers.submit = first_submit
+rd._Readers.submit = first_submit
 args = ["scan", {folder!r}, "--election", {election!r}, "--db", {db!r}, "--batch", "b",
         "--vote-type", "election_day", "--workers", {workers!r}, "--no-progress"]
 import contextlib, io

@@ -27,31 +27,29 @@ import sys
 import threading
 import time
 from collections import Counter, deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
 
-from ..core.errors import TabulateError
 from ..election import Election
-from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, SheetReason, Store
+from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, Store
 from .hotfolder import HotFolder
 from .interpret import Interpreter, interpret_sheet
-from .layouts_warm import offer_election, withdraw_election
-from .readers_start import reader_context, take_offer
-from .sources import ScanPlan, SheetSource
-from .worker import fingerprint, init_worker, ping, read_task
+from .readers import (  # noqa: F401  (re-exported: where callers have always found them)
+    READER_CRASHED,
+    READER_TIMED_OUT,
+    SHEET_TIMEOUT_S,
+    START_TIMEOUT_S,
+    Readers,
+    ReadersUnavailable,
+    start_readers,
+)
+from .sources import ScanPlan
+from .worker import fingerprint
 
-READER_CRASHED = "reader_crashed"
-READER_TIMED_OUT = "reader_timed_out"
 #: Sheets per store transaction, and the longest a read sheet waits to be committed.
 COMMIT_SHEETS = 64
 COMMIT_SECONDS = 0.5
-#: How long one sheet may take to read before its reader is presumed hung.
-SHEET_TIMEOUT_S = 120.0
-#: How long a fresh reader process may take to start (imports, JIT cache) before the readers are unusable.
-START_TIMEOUT_S = 120.0
 _END = object()
 #: FOR TESTS ONLY, never in an election: a whole number N makes a run stop for good once it has
 #: committed N sheets (0: as soon as its readers are started), after writing `TEST_PAUSE_MARK`
@@ -122,108 +120,6 @@ class _Occurrences:
 
     def close(self) -> None:
         self._db.close()
-
-
-def _kill(executor: ProcessPoolExecutor) -> None:
-    for proc in list((getattr(executor, "_processes", None) or {}).values()):
-        try:
-            proc.kill()
-        except (OSError, ValueError, AttributeError):
-            pass
-    executor.shutdown(wait=False, cancel_futures=True)
-
-
-class ReadersUnavailable(TabulateError, RuntimeError):
-    """Reader processes cannot run at all (not one sheet's fault): the run stops, nothing is set aside."""
-
-    code = "readers_unavailable"
-
-
-class _Readers:
-    """The worker pool, restartable after a reader crashes."""
-
-    #: Where to watch progress besides the bar (a Dask scheduler's dashboard; none for the pool).
-    dashboard: str | None = None
-
-    def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float):
-        self._ctx = reader_context()
-        self._args = (election, interpreter, os.getpid())
-        # The forkserver builds every page's sample points once, for all workers (layouts_warm);
-        # a template set's reader has sample points of its own. A server started early
-        # (`readers_start.start_early`) was offered the election already.
-        early, self._offered = take_offer(election)
-        if not early and interpreter is interpret_sheet:
-            self._offered = offer_election(election)
-        self.workers = workers
-        self.timeout = timeout
-        self._pool = self._new(workers)
-
-    def _new(self, n: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(n, mp_context=self._ctx, initializer=init_worker, initargs=self._args)
-
-    def submit(self, sheet: SheetSource) -> Future:
-        return self._pool.submit(read_task, sheet)
-
-    def restart(self) -> None:
-        _kill(self._pool)
-        self._pool = self._new(self.workers)
-
-    def isolated(self, sheet: SheetSource) -> SheetOutcome:
-        """Read one sheet alone in a fresh process; a crash or hang sets only it aside."""
-        pool = self._new(1)
-        try:
-            pool.submit(ping).result(timeout=START_TIMEOUT_S)
-        except (BrokenProcessPool, FutureTimeout, Exception) as e:
-            _kill(pool)
-            raise ReadersUnavailable(f"the sheet readers cannot start ({type(e).__name__}: {e})") from None
-        try:
-            return pool.submit(read_task, sheet).result(timeout=self.timeout)
-        except BrokenProcessPool:
-            code, why = READER_CRASHED, "the reader process died reading this sheet (a damaged image?)"
-        except FutureTimeout:
-            code, why = READER_TIMED_OUT, f"reading this sheet took more than {self.timeout:.0f} s"
-        finally:
-            _kill(pool)
-        _data, images, identity, _err = fingerprint(sheet, self._args[0])
-        return SheetOutcome(sheet.position, identity, images, "rejected", reasons=(SheetReason(code, why),))
-
-    def close(self) -> None:
-        _kill(self._pool)
-        withdraw_election(self._offered)
-
-
-class Readers(Protocol):
-    """What `run_batch` needs of the readers: the process pool (`_Readers`) or a Dask cluster."""
-
-    workers: int
-    dashboard: str | None
-
-    def submit(self, sheet: SheetSource) -> Any: ...  # a Future, or the cluster's own (``result(timeout=)``)
-
-    def restart(self) -> None: ...
-
-    def isolated(self, sheet: SheetSource) -> SheetOutcome: ...
-
-    def close(self) -> None: ...
-
-
-def start_readers(
-    election: Election,
-    *,
-    workers: int | None = None,
-    cluster: str | None = None,
-    interpreter: Interpreter = interpret_sheet,
-    timeout: float = SHEET_TIMEOUT_S,
-) -> Readers:
-    """Start the readers ``run_batch`` hands sheets to: a pool on this machine's cores, or a Dask cluster.
-
-    The caller closes them (``close()``); `run_batch` does so itself when it started them.
-    """
-    if cluster is None:
-        return _Readers(max(1, workers or os.cpu_count() or 1), election, interpreter, timeout)
-    from .cluster import DaskReaders
-
-    return DaskReaders(cluster, election, interpreter, timeout)
 
 
 def _test_pause_after() -> int | None:
