@@ -24,6 +24,9 @@ from ..election.model import PAPER_SIZES_IN
 from .model import TemplateError
 
 PDF_DPI = 300
+#: Paper a blank may be printed on (width, length in inches): the election's letter and legal, and the long
+#: ballots vendors print for long elections (ES&S and Dominion scanners take 8.5 x 17 and 8.5 x 19 in).
+BALLOT_PAPERS_IN = (*PAPER_SIZES_IN.values(), (8.5, 17.0), (8.5, 19.0))
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ def paper_and_dpi(shape: tuple[int, int]) -> tuple[tuple[float, float], float]:
     rows, cols = shape
     if cols > rows:
         rows, cols = cols, rows
-    best = min(PAPER_SIZES_IN.values(), key=lambda p: abs(p[1] / p[0] - rows / cols))
+    best = min(BALLOT_PAPERS_IN, key=lambda p: abs(p[1] / p[0] - rows / cols))
     return best, (cols / best[0] + rows / best[1]) / 2
 
 
