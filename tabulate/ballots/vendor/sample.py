@@ -19,7 +19,7 @@ from PIL import Image, ImageDraw
 
 from .design import Design
 from .fonts import font
-from .place import VendorPage
+from .pages import VendorPage
 
 WATERMARK = "SAMPLE BALLOT"
 #: The watermark's letters are as tall as this share of the page's width.
