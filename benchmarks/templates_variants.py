@@ -168,6 +168,25 @@ def scan_area(extra_in: float, value: int) -> Scan:
     return f
 
 
+def imprint(img, dpi, rng):
+    """A central scanner's imprinter: a line of small text (batch, sequence, date) printed along the page's
+    leading edge as it is fed, so on the voted scans and never on the blanks."""
+    out = img.copy()
+    text = f"BATCH 0042  SEQ {int(rng.integers(1, 99999)):06d}  11/07/2028  TAB 7"
+    cv2.putText(out, text, (round(2.0 * dpi), round(0.11 * dpi)), cv2.FONT_HERSHEY_SIMPLEX, dpi / 400, 0, 1)
+    return out, _identity(), False
+
+
+def tinted(grey: int) -> Scan:
+    """Ballots printed on tinted stock (a party's colour in a primary): the paper scans at ``grey``, not white;
+    the blanks are the white PDF."""
+
+    def f(img, dpi, rng):
+        return (img.astype(np.float32) * (grey / 255.0)).astype(np.uint8), _identity(), False
+
+    return f
+
+
 def affine(scale: float = 1.0, angle: float = 0.0) -> Scan:
     """Paper stretched or shrunk by ``scale`` and turned ``angle`` degrees about the page's centre."""
 
@@ -201,6 +220,8 @@ class Variant:
     #: How the scanner exports a sheet's two images: "" (one image a side), "side_by_side" (front and back
     #: in one image), "tiff" (both sides as the pages of one multi-page TIFF).
     export: str = ""
+    #: Every style's blank pages in one PDF (a county's sample ballots posted as one file).
+    one_pdf: bool = False
 
 
 #: The ``boxes`` family in three columns without its instruction column (room for taller contests).
@@ -300,6 +321,10 @@ def _variants() -> list[Variant]:
         Variant("arrows, long ballot 8.5 x 17 in", v("arrows", "long17", paper_in=(8.5, 17.0), bottom_in=16.2)),
         Variant("arrows, long ballot 8.5 x 19 in", v("arrows", "long19", paper_in=(8.5, 19.0), bottom_in=18.2)),
         Variant("boxes, long ballot 8.5 x 17 in", v("boxes", "long17", paper_in=(8.5, 17.0), bottom_in=16.35)),
+        Variant("boxes, every style's sample in one PDF", v("boxes", "sample1", sample_grey=170), one_pdf=True),
+        Variant("boxes, imprinted serial number on the scans", "boxes", imprint),
+        Variant("timing, imprinted serial number on the scans", "timing", imprint),
+        Variant("boxes, tinted ballot stock (paper at grey 200)", "boxes", tinted(200)),
     ]
 
 
@@ -427,6 +452,13 @@ def _seen(img: np.ndarray, m: np.ndarray, target, labelled: bool) -> bool:
     return bool((img[r, c] < 128).sum() >= 2)
 
 
+def _one_pdf(pages: list[Path], out: Path, dpi: int) -> Path:
+    """The blank pages (PNG) as one PDF, in order."""
+    imgs = [Image.open(p).convert("L") for p in pages]
+    imgs[0].save(out, format="PDF", resolution=float(dpi), save_all=True, append_images=imgs[1:])
+    return out
+
+
 def run_variant(v: Variant, sheets: int, workers: int, kinds: bool = False) -> str:
     """One table row for a variant."""
     election = variant_election(v)
@@ -435,6 +467,8 @@ def run_variant(v: Variant, sheets: int, workers: int, kinds: bool = False) -> s
             blanks = write_blanks(election, v.family, Path(tmp) / "blanks", pdf=v.pdf or None)
         except VendorLayoutError as err:
             return f"| {v.name} | (generator: {err}) | - | - | - | - |"
+        if v.one_pdf:
+            blanks = [_one_pdf(blanks, Path(tmp) / "sample-ballots.pdf", DESIGNS[v.family].dpi)]
         try:
             import_templates(election, blanks, Path(tmp) / "set")
         except TabulateError as err:

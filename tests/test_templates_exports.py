@@ -26,7 +26,7 @@ from tabulate.election import load_election, parse_election
 from tabulate.templates import TemplateReader, import_templates
 from tabulate.templates import read as template_read
 from tabulate.templates.blanks import load_blanks, paper_and_dpi
-from tabulate.templates.exports import page_dpi
+from tabulate.templates.exports import page_dpi, paper_rows
 from tabulate.templates.watermark import strip_watermark
 
 ROOT = Path(__file__).parents[1]
@@ -128,3 +128,22 @@ def test_a_streak_in_the_bright_corner_of_an_unevenly_lit_page_is_found():
     page[:, 60] -= 35  # the streak, in the bright left half
     got = streak_columns(np.clip(page, 0, 255).astype(np.uint8), 100, float(np.median(page)), 20.0)
     assert np.flatnonzero(got).tolist() == [60]
+
+
+def test_a_streak_is_measured_on_the_paper_not_on_an_appended_auditmark_strip():
+    """A dust streak on the glass runs down the paper, never down the "AuditMark" strip a Dominion-style
+    export appends below it. The streak bands were the image's last rows (the strip's): no streak was
+    found, and on the timing family a streak through a name read as a mark beside it (1 clean ballot of
+    4 sent to a person). The bands are now the registered paper's."""
+    page = np.full((600, 400), 240, np.uint8)
+    page[300:310, 50:350] = 20
+    page[:, 120] = 170  # the streak
+    strip = np.full((200, 400), 255, np.uint8)
+    strip[60:70, 40:300] = 0  # the machine's interpretation, as text
+    image = np.vstack([page, strip])
+    affine = np.array([[100.0, 0.0, 0.0], [0.0, 100.0, 0.0]])  # 4 x 6 in at 100 DPI, at the image's top
+    r0, r1 = paper_rows(image.shape, affine, 4.0, 6.0, 100)
+    assert (r0, r1) == (0, 605)
+    assert np.flatnonzero(streak_columns(image[r0:r1], 100, 240.0, 20.0)).tolist() == [120]
+    assert not streak_columns(image, 100, 240.0, 20.0).any()  # in the strip's rows: not seen
+    assert paper_rows(page.shape, affine, 4.0, 6.0, 100) == (0, 600)  # the paper fills the image: as before

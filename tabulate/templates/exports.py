@@ -23,6 +23,10 @@ half for the back and lose nothing only by luck.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ..detect.errors import ReadError
 from ..detect.register import DPI_SNAP_DOWN, DPI_SNAP_UP, STANDARD_DPI, image_dpi
 
@@ -70,3 +74,22 @@ def page_dpi(shape: tuple[int, int], w_in: float, h_in: float) -> tuple[float, b
     if ratio > across:  # a page fed sideways, something below it
         return _snap(cols / h_in), True
     return image_dpi(shape, w_in, h_in)  # wider than the page: as our own reader takes it
+
+
+#: Image rows beyond the placed paper (inches) past which `paper_rows` trims them.
+BEYOND_IN = 0.25
+
+
+def paper_rows(shape: tuple[int, int], affine: np.ndarray, w_in: float, h_in: float, dpi: float) -> tuple[int, int]:
+    """The image rows the registered paper covers (with 0.05 in to spare), or every row when the paper fills
+    the image: the scanner-streak bands are the paper's first and last rows, not an appended strip's.
+
+    A dust streak on the glass draws down the paper, never down an "AuditMark" strip the export appends:
+    measured in the strip, no streak was found, and a streak through a name read as a mark beside it."""
+    rows = shape[0]
+    ys = np.array([[0.0, 0.0, 1.0], [w_in, 0.0, 1.0], [0.0, h_in, 1.0], [w_in, h_in, 1.0]]) @ affine[1]
+    pad = 0.05 * dpi
+    lo, hi = max(0, math.floor(ys.min() - pad)), min(rows, math.ceil(ys.max() + pad))
+    if lo <= BEYOND_IN * dpi and hi >= rows - BEYOND_IN * dpi:
+        return 0, rows
+    return lo, hi

@@ -54,7 +54,7 @@ from .align import (
 from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
-from .exports import page_dpi
+from .exports import page_dpi, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
 from .matching import MatchBasis, frame_as_blank, match_page
 from .model import TemplatePage, TemplateSet, load_set
@@ -130,7 +130,8 @@ class TemplateReader:
                 page=tp.page,
             )
             upright, scoring_reg = columns_upright(image, reg)
-            streaks = streak_columns(upright, reg.dpi, reg.paper, reg.ink)
+            r0, r1 = paper_rows(upright.shape, scoring_reg.affine, tp.layout.width_in, tp.layout.height_in, reg.dpi)
+            streaks = streak_columns(upright[r0:r1], reg.dpi, reg.paper, reg.ink)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
             slack = settings.search_in
             _tpl, feats = page_features(
