@@ -70,7 +70,7 @@ def watermark_mask(img: np.ndarray, dpi: float) -> np.ndarray:
     # the opening: near the pieces, the watermark's own grey is watermark too.
     grey = int(np.median(img[pieces > 0]))
     near = cv2.dilate(pieces, np.ones((5 * k, 5 * k), np.uint8))
-    pieces |= near & cv2.inRange(img, grey - GREY_MATCH, grey + GREY_MATCH) // 255
+    pieces[(near > 0) & (cv2.inRange(img, grey - GREY_MATCH, grey + GREY_MATCH) > 0)] = 1
     # The opening took the strokes' grey edges (lighter than the band's middle): widen back over them.
     grown = cv2.dilate(pieces, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     return (grown > 0) & (img >= lo)
