@@ -305,7 +305,7 @@ class TemplateReader:
                     slid = c.k
                 except ReadError:
                     pass
-        if slid is not None:
+        if slid is not None and not by_code:  # (a page its code names is that page or none)
             found = self._fit_own(image, levels, small, dpi, paper, slid, skew, tried)
             if found is not None:
                 return found
