@@ -89,7 +89,10 @@ OFF_IMAGE_IN = 0.5
 
 class OffImage(ReadError):
     """A fit that slid the template's paper off the image (`check_on_image`): the page printed like this
-    template lower or higher up, so another template (a sibling style's page) is worth a try."""
+    template lower or higher up, so another template (a sibling style's page) is worth a try. Each one
+    carries the page's reason code, ``registration_residual``; the class's own code tells it apart."""
+
+    code = "template_off_image"
 
 
 def check_on_image(shape: tuple[int, ...], affine: np.ndarray, dpi: float, w_in: float, h_in: float) -> None:
