@@ -9,7 +9,7 @@ The bands are measured from the paper's edges, not the image's: a scanner
 whose scan area is larger than the page images its black background above
 and below the paper, and every column would read as a streak there.
 A column is compared with the paper *beside it* in its band (the median of
-the columns within `LOCAL_IN`), not with the page's paper level: under
+its block of columns, `LOCAL_IN` wide), not with the page's paper level: under
 uneven light a bright corner's streak is lighter than the page's paper
 level allows, and was left in to read as "a mark beside the name" on every
 row it crossed (`benchmarks/templates_variants.py`, "arrows, uneven
@@ -25,7 +25,7 @@ import numpy as np
 BAND_IN = (0.03, 0.15)
 #: A column this far (fraction of paper-to-ink) darker than the paper beside it in both bands is a streak.
 STREAK_DARKNESS = 0.12
-#: The paper beside a column: the median of the band's columns this wide (inches) round it (streaks are a
+#: The paper beside a column: the median of the band's columns in blocks this wide (inches) (streaks are a
 #: few pixels wide; the light across a page changes over inches).
 LOCAL_IN = 0.5
 
@@ -43,9 +43,20 @@ def streak_columns(image: np.ndarray, dpi: float, paper: float, ink: float, *, w
 
 def _darker(band: np.ndarray, dpi: float, ink: float) -> np.ndarray:
     """Columns of a band (its column means) darker than the paper beside them by `STREAK_DARKNESS`."""
-    k = max(3, int(LOCAL_IN * dpi) | 1)
-    beside = cv2.medianBlur(np.clip(band + 0.5, 0, 255).astype(np.uint8)[None, :], k)[0].astype(np.float32)
+    beside = _beside(band, dpi)
     return band < beside - STREAK_DARKNESS * (beside - ink)
+
+
+def _beside(band: np.ndarray, dpi: float) -> np.ndarray:
+    """The paper beside each column of a band: the median of each `LOCAL_IN` block of columns, drawn
+    straight between the blocks' middles (a sliding median cost 0.7-1.5 ms a band; this about 0.025 ms)."""
+    n = max(8, int(LOCAL_IN * dpi))
+    m = len(band) // n
+    if m < 2:
+        return np.full(len(band), float(np.median(band)), np.float32)
+    blocks = np.partition(band[: m * n].reshape(m, n), n // 2, axis=1)[:, n // 2]  # each block's (upper) median
+    middles = np.arange(m) * n + (n - 1) / 2
+    return np.interp(np.arange(len(band)), middles, blocks).astype(np.float32)
 
 
 #: How far into the image (inches) the paper's top and bottom edges are looked for.
