@@ -66,7 +66,8 @@ def read_one(args: tuple) -> dict:
         for t in p.targets:
             tt = truth.get((t.contest_id, t.option_id))
             kind = tt["kind"] if tt else "none"
-            seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] else True
+            # Only a drawn mark's ink can be lost; a target with nothing drawn is "none" whatever is left.
+            seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] and tt else True
             ink = tt["ink"] if tt else 0.0
             # The truth's own expected reading where its rule relabelled the mark (tabulate.ballots.truth.expected_reading).
             rule = (tt["scan"], tt["hand"], tuple(tt["scan_accepts"])) if tt and "rule" in tt else None
@@ -103,16 +104,23 @@ def _ink_left(election, img, image_truth, style_id, reading) -> bool:
     vanish at the threshold), located with the simulator's own transform, not the reader's; the columns
     of a dust streak do not count: a streak is the scanner's line, not the voter's ink."""
     from tabulate.ballots.seen import interior_black
-    from tabulate.election.layout import layout_style
 
-    page = image_truth["page"]
-    t = next(
-        x
-        for x in layout_style(election, style_id).pages[page - 1].targets
-        if (x.contest_id, x.option_id) == (reading.contest_id, reading.option_id)
-    )
+    _page, t = _targets(election, style_id)[(reading.contest_id, reading.option_id)]
     tr = image_truth["transform"]
     return interior_black(img, tr["page_to_image"], t, tr["streaks"]).black >= 2
+
+
+_TARGETS: dict = {}
+
+
+def _targets(election, style_id: str) -> dict:
+    """A style's targets by (contest, option), once per process (`layout_style` hashes the whole election)."""
+    if style_id not in _TARGETS:
+        from tabulate.ballots.plan import target_index
+        from tabulate.election.layout import layout_style
+
+        _TARGETS[style_id] = target_index(layout_style(election, style_id))
+    return _TARGETS[style_id]
 
 
 _ELECTION = None
@@ -322,7 +330,7 @@ def simulate_only(n: int, seed: int, *, workers: int, bitonal_fraction: float) -
     return 0
 
 
-def profile_simulation(n: int, seed: int, *, bitonal_fraction: float, top: int = 15) -> int:
+def profile_simulation(n: int, seed: int, *, bitonal_fraction: float, top: int = 15, sort: str = "tottime") -> int:
     """Where a simulated sheet's CPU goes: cProfile over ``n`` sheets in this process, after 16 warm-up sheets
     (most blank pages rendered, noise pools drawn), OpenCV on one thread as in the benchmark's workers."""
     import cProfile
@@ -338,7 +346,7 @@ def profile_simulation(n: int, seed: int, *, bitonal_fraction: float, top: int =
         simulate_one((k, seed, bitonal_fraction))
     prof.disable()
     print(f"{1000 * (time.process_time() - t) / n:.1f} CPU ms per simulated sheet ({n} sheets, seed {seed})")
-    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+    pstats.Stats(prof).sort_stats(sort).print_stats(top)
     return 0
 
 

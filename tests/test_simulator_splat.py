@@ -60,17 +60,23 @@ def test_splat_keeps_a_light_fill_s_tone() -> None:
 
 def test_finish_is_tone_streak_noise_and_clip() -> None:
     rng = np.random.default_rng(11)
-    dark = rng.integers(0, 256, (30, 40)).astype(np.uint8)
-    tone = rng.integers(200, 256, (30, 40)).astype(np.uint8)
+    dark = rng.integers(0, 256, (32, 40)).astype(np.uint8)
+    tone = rng.integers(200, 256, (4, 40)).astype(np.uint8)  # every 8th row's tone: blended down the page
     streak = np.zeros(40, np.int16)
     streak[7:9] = -90
     streak[20] = 35
-    noise = rng.integers(-6, 7, 30 * 40 + 50).astype(np.int8)
-    out = np.empty((30, 40), np.uint8)
+    noise = rng.integers(-6, 7, 32 * 40 + 50).astype(np.int8)
+    out = np.empty((32, 40), np.uint8)
     finish(dark, tone, streak, noise, 17, out)
-    x = (255 - dark.astype(np.int64)) * tone
-    want = np.floor(x / 255 + 0.5).astype(np.int64) + streak[None, :] + noise[17 : 17 + 1200].reshape(30, 40)
+    # Row r sits at (r + 0.5) / 8 - 0.5 tone rows (pixel centres), its weight rounded to 1/256ths.
+    fy = np.maximum((np.arange(32) + 0.5) * 4 / 32 - 0.5, 0)
+    i0 = np.minimum(fy.astype(int), 3)
+    f = np.floor((fy - i0) * 256 + 0.5).astype(np.int64)[:, None]
+    t = (tone[i0].astype(np.int64) * (256 - f) + tone[np.minimum(i0 + 1, 3)].astype(np.int64) * f + 128) >> 8
+    x = (255 - dark.astype(np.int64)) * t
+    want = np.floor(x / 255 + 0.5).astype(np.int64) + streak[None, :] + noise[17 : 17 + 1280].reshape(32, 40)
     assert np.array_equal(out, np.clip(want, 0, 255).astype(np.uint8))
+    assert np.array_equal(t[0], tone[0]) and np.array_equal(t[-1], tone[-1])  # the ends take the end rows
 
 
 def test_scan_page_is_byte_identical_run_to_run() -> None:
