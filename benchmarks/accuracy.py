@@ -22,6 +22,7 @@ scanner reading (`tabulate.ballots.mark_kinds.MARK_KINDS`):
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -54,6 +55,7 @@ def sheet_options(k: int, bitonal_fraction: float = 0.25) -> dict:
 def read_one(args: tuple) -> dict:
     """Simulate sheet k and read it: compact per-target records and the sheet's outcome."""
     k, seed, bitonal_fraction = args
+    cpu = time.process_time()
     election = _election()
     sim = simulate_sheet(election, k, seed, **sheet_options(k, bitonal_fraction))
     truth = {(t["contest"], t["option"]): t for t in sim.truth["targets"]}
@@ -96,6 +98,7 @@ def read_one(args: tuple) -> dict:
         "flagged": flagged,
         "profile": sheet_options(k)["scan_profile"],
         "rejected_kinds": [t["kind"] for t in sim.truth["targets"]] if not sheet.ok else [],
+        "cpu": time.process_time() - cpu,
     }
 
 
@@ -160,9 +163,12 @@ class Accuracy:
     by_kind: dict = field(default_factory=lambda: defaultdict(list))
     #: How many of each list of misses `table` prints.
     detail: int = 20
+    #: CPU seconds the workers spent simulating and reading (less sensitive to a shared machine's load than wall time).
+    cpu: float = 0.0
 
     def add(self, r: dict) -> None:
         self.sheets += 1
+        self.cpu += r.get("cpu", 0.0)
         if not r["ok"]:
             self.rejected[r["reason"]] += 1
             self.rejected_ids.append((r["k"], r["detail"]))
@@ -290,7 +296,13 @@ def _add(acc: Accuracy, r: dict, progress: int, seed: int, t0: float) -> None:
     acc.add(r)
     if progress and acc.sheets % progress == 0:
         took = time.perf_counter() - t0
-        print(f"--- first {acc.sheets} sheets, seed {seed}, {took:.0f} s ---\n{acc.table()}\n", flush=True)
+        cpu = 1000 * acc.cpu / acc.sheets
+        load = os.getloadavg()[0]
+        print(
+            f"--- first {acc.sheets} sheets, seed {seed}, {took:.0f} s, {cpu:.1f} CPU ms a sheet, load {load:.1f} ---\n"
+            f"{acc.table()}\n",
+            flush=True,
+        )
 
 
 def simulate_one(args: tuple) -> float:
@@ -372,7 +384,12 @@ def main(argv=None) -> int:
         a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal, progress=a.progress, detail=a.detail
     )
     print(acc.table())
-    print(f"\n{a.sheets} sheets in {time.perf_counter() - t0:.0f} s (simulation included), seed {a.seed}")
+    took = time.perf_counter() - t0
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"\n{a.sheets} sheets in {took:.0f} s (simulation included), seed {a.seed}; "
+        f"{1000 * acc.cpu / max(acc.sheets, 1):.1f} CPU ms per sheet in the workers; load average at the end {load}"
+    )
     return 0
 
 
