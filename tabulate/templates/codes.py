@@ -101,19 +101,35 @@ def read_code(
         kw = {} if formats is None else {"formats": formats}
         b = zxingcpp.read_barcode(crop, try_rotate=turned, try_downscale=False, try_invert=False, **kw)
         return b.text if b is not None and b.valid else None
-    bits = []
+    return _timing_bits(image, affine, code, paper - 0.5 * (paper - ink))
+
+
+def _timing_bits(image: np.ndarray, affine: np.ndarray, code: PageCode, split: float) -> str | None:
+    """A timing code's bits: 1 where most of the window round a mark's centre is darker than ``split``.
+
+    Every window has the same size, so all are taken in one gather; a window the image's edge cuts
+    (a page fed off-centre) is taken alone, cut as it is."""
     sx = float(np.hypot(*affine[:, 0]))
     rx = max(1, int(code.mark_size[0] * sx * 0.2))
     ry = max(1, int(code.mark_size[1] * sx * 0.25))
-    split = paper - 0.5 * (paper - ink)
-    for x, y in code.marks:
-        fc, fr = _to_px(affine, x, y)
-        col, row = round(fc), round(fr)
+    if not code.marks:
+        return ""
+    px = np.asarray(code.marks, np.float64) @ affine[:, :2].T + affine[:, 2]
+    cols, rows = (np.round(px[:, 0]).astype(np.int64), np.round(px[:, 1]).astype(np.int64))  # round half even
+    h, w = image.shape[:2]
+    inside = (rows - ry >= 0) & (rows + ry < h) & (cols - rx >= 0) & (cols + rx < w)
+    dy, dx = np.mgrid[-ry : ry + 1, -rx : rx + 1]
+    share = np.zeros(len(px))
+    if inside.any():
+        dark = image[rows[inside, None, None] + dy, cols[inside, None, None] + dx] < split
+        share[inside] = dark.reshape(int(inside.sum()), -1).mean(axis=1)
+    for i in np.flatnonzero(~inside):
+        row, col = int(rows[i]), int(cols[i])
         win = image[max(0, row - ry) : row + ry + 1, max(0, col - rx) : col + rx + 1]
         if win.size == 0:
             return None
-        bits.append("1" if float(np.mean(win < split)) > 0.6 else "0")
-    return "".join(bits)
+        share[i] = float(np.mean(win < split))
+    return "".join("1" if v > 0.6 else "0" for v in share)
 
 
 def _crop(image: np.ndarray, affine: np.ndarray, r: Rect) -> np.ndarray | None:
