@@ -55,7 +55,7 @@ def _inside(image, lin, sx, sy, size):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True)
 def _window(image, lin, sx, sy, win):
     size = win.shape[0]
     if not _inside(image, lin, sx, sy, size):
