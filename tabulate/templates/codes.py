@@ -98,8 +98,10 @@ def read_code(
         # left). A bar code turned a quarter (a page fed sideways) needs its rotated search; upright or
         # upside down it reads as it is.
         turned = bool(abs(affine[0, 0]) < abs(affine[0, 1]))
-        kw = {} if formats is None else {"formats": formats}
-        b = zxingcpp.read_barcode(crop, try_rotate=turned, try_downscale=False, try_invert=False, **kw)
+        if formats is None:
+            b = zxingcpp.read_barcode(crop, try_rotate=turned, try_downscale=False, try_invert=False)
+        else:
+            b = zxingcpp.read_barcode(crop, formats, try_rotate=turned, try_downscale=False, try_invert=False)
         return b.text if b is not None and b.valid else None
     return _timing_bits(image, affine, code, paper - 0.5 * (paper - ink))
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import zxingcpp
 
 from ..detect.template import PRINT_MARGIN_IN, PageTemplate, build_points
 from ..election.geometry import Rect
@@ -49,7 +50,7 @@ class PreparedPage:
     band_xy: np.ndarray  # (M, 2) page inches around print away from targets (`spread.edge_bands`)
     band: np.ndarray  # (M,) their distance band, blank pixels
     band_run: np.ndarray  # (M,) their run of the page (`spread.band_runs`), made once here
-    code_format: object = None  # the bar code's symbology (`codes.code_format`), None: unknown or none
+    code_format: zxingcpp.BarcodeFormat | None = None  # the bar code's symbology (`codes.code_format`)
 
 
 def _ink(blank: np.ndarray) -> np.ndarray:

@@ -230,9 +230,10 @@ class TemplateReader:
     def _code_formats(self, pages: list[TemplatePage]) -> zxingcpp.BarcodeFormats | None:
         """The symbologies ``pages`` print their bar codes in (None, every one, if any is not known)."""
         found = [prepared(self.tset, p).code_format for p in pages]
-        if not found or any(f is None for f in found):
+        known = {f for f in found if f is not None}
+        if not found or len(known) < len(set(found)):
             return None
-        return zxingcpp.BarcodeFormats(sorted(set(found), key=str))
+        return zxingcpp.BarcodeFormats(sorted(known, key=str))
 
     def interchangeable(self, style_a: str, style_b: str, page: int) -> bool:
         """Whether two styles print this page alike: the same contests' options at the same places (a back
