@@ -32,7 +32,7 @@ import tabulate.detect.score as score_module  # noqa: E402
 from tabulate.central.pages import load_page  # noqa: E402
 from tabulate.detect import read_sheet  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
-from tabulate.kernels import TargetPoints, score_targets  # noqa: E402
+from tabulate.kernels import AREA_NOT_READ, F, TargetPoints, score_targets  # noqa: E402
 
 #: Each set's extra per-point arrays, emptied with it.
 SETS = {
@@ -85,14 +85,22 @@ def main(argv=None) -> int:
     election = load_election(profile_stages.SAMPLE)
     calls = captured_calls(election, args.sheets, args.format)
     variants = {"as built": ()} | {f"without {s}": (s,) for s in SETS} | {"outline only": tuple(SETS)}
+    variants["every marking area"] = ()  # as the reader was before round 6: no area skipped
     points = {name: [without(a[2], *drop) for a, _ in calls] for name, drop in variants.items()}
+    every = {"area_wanted", "area_decided"}
+    kwargs = {
+        name: [{n: v for n, v in k.items() if name != "every marking area" or n not in every} for _, k in calls]
+        for name in variants
+    }
     best = dict.fromkeys(variants, float("inf"))
     for _ in range(args.rounds):
         for name in variants:
             start = time.process_time()
-            for (a, k), p in zip(calls, points[name]):
+            for (a, _k), p, k in zip(calls, points[name], kwargs[name]):
                 score_targets(a[0], a[1], p, **k)
             best[name] = min(best[name], time.process_time() - start)
+    skipped = sum(int((score_targets(a[0], a[1], a[2], **k)[:, F["marking"]] == AREA_NOT_READ).sum()) for a, k in calls)
+    print(f"marking areas not read (decided by the target, or a write-in line): {skipped}")
     first = calls[0][0][2]
     counts = {s: len(first.__dict__[f"{s}_xy"]) for s in ("outline", *SETS)}
     print(f"{args.format}: {len(calls)} pages; points on the first page: {counts}")

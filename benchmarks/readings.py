@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,6 +98,38 @@ def _targets(line: str) -> dict:
     return out
 
 
+def _moved(line: str) -> dict:
+    """Each target's features and clauses, by (format, contest, option)."""
+    rec = json.loads(line)
+    return {
+        (t["contest_id"], t["option_id"]): (t["features"], tuple(t["hand_clauses"]))
+        for page in rec["evidence"]["pages"]
+        for t in page["targets"]
+    }
+
+
+def what_moved(new: list[str], old: list[str]) -> Counter:
+    """How many targets changed each feature or clause (where the classes may all stay the same).
+
+    A feature that went to -1 (`tabulate.kernels.AREA_NOT_READ`) is counted as "<name> not read"; a
+    clause as "- <clause>" (dropped) or "+ <clause>" (added).
+    """
+    counts: Counter = Counter()
+    for a, b in zip(new, old):
+        if a == b:
+            continue
+        ma, mb = _moved(a), _moved(b)
+        for key in set(ma) & set(mb):
+            (fa, ca), (fb, cb) = ma[key], mb[key]
+            for name in fa:
+                if fa[name] != fb.get(name):
+                    counts[f"{name} not read" if fa[name] == -1 else f"{name} changed"] += 1
+            counts.update(f"- {c}" for c in set(cb) - set(ca))
+            counts.update(f"+ {c}" for c in set(ca) - set(cb))
+            counts["targets with any change"] += fa != fb or ca != cb
+    return counts
+
+
 def compare(new: list[str], old: list[str]) -> int:
     """Print each sheet and target whose reading differs; the number of differing sheets."""
     differing = 0
@@ -133,8 +166,11 @@ def main(argv=None) -> int:
     a.out.write_text(text)
     print(f"{len(lines)} sheet readings, sha256 {hashlib.sha256(text.encode()).hexdigest()}")
     if a.compare:
-        differing = compare(lines, a.compare.read_text().splitlines())
+        before = a.compare.read_text().splitlines()
+        differing = compare(lines, before)
         print(f"{differing} of {len(lines)} sheet readings differ from {a.compare}")
+        for what, n in sorted(what_moved(lines, before).items()):
+            print(f"  targets: {what}: {n}")
         return 1 if differing else 0
     return 0
 

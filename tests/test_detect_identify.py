@@ -47,6 +47,23 @@ def test_a_streak_through_the_style_code_is_read_through():
     assert r.ok, r.reason
 
 
+def test_a_symbol_one_threshold_cannot_read_is_read_by_the_local_pass():
+    """The quick pass thresholds the whole crop at once; light falling off across the symbol (paper 235 on the
+    left, 70 on the right) defeats it, and the local pass, as before it, still reads the code."""
+    from tabulate.detect.identify import read_style_code
+
+    text = "KYB1|abc|1|A101|1"
+    bc = zxingcpp.create_barcode(text, zxingcpp.BarcodeFormat.QRCode, ec_level="M")
+    mod = np.asarray(bc.to_image(scale=6, add_quiet_zones=True))
+    crop = (np.where(mod > 128, 235.0, 30.0) * np.linspace(1.0, 0.3, mod.shape[1])[None, :]).astype(np.uint8)
+    quick = zxingcpp.read_barcode(
+        crop, formats=zxingcpp.BarcodeFormat.QRCode, binarizer=zxingcpp.Binarizer.GlobalHistogram, try_rotate=False
+    )
+    assert quick is None or not quick.valid  # the case the fallback is for
+    assert read_style_code(crop) == text
+    assert read_style_code(np.where(mod > 128, 255, 0).astype(np.uint8)) == text  # a bitonal crop: the quick pass
+
+
 def test_a_page_from_another_election_is_refused():
     other = dataclasses.replace(election(), hash="0123456789ab" + "0" * 52)
     img = render_page(other, layout_style(election(), "1").pages[0], "A101", dpi=200)

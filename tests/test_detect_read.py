@@ -13,6 +13,7 @@ from tabulate.core.marks import BallotMarks
 from tabulate.detect import REASON_CODES, read_image, read_sheet, sheet_marks
 from tabulate.election.layout import layout_style
 from tabulate.election.render import render_page
+from tabulate.kernels import AREA_NOT_READ
 
 FRONT_MARKS = (
     ("straight-party", "DEM", "fill"),
@@ -58,6 +59,28 @@ def test_an_x_beside_the_name_is_a_hand_vote_only(front):
     t = _by(front)[("us-senate", "sen-caldwell")]
     assert (t.scan, t.hand) == ("unmarked", "marked")
     assert "6:030 s3(1)(e) mark beside the name" in t.hand_clauses
+
+
+def test_the_marking_area_is_read_beside_an_empty_target_not_beside_a_filled_one():
+    """31 KAR 6:030 s3(1)(e): "an 'X', a check mark ... next to the candidate's name" is a vote by hand.
+
+    The same X on two names: beside the empty target it is how the hand count finds the vote; beside
+    the filled one the fill decides (s3(1)(a)), so the area is not read and its clause not listed.
+    """
+    marks = (
+        ("us-senate", "sen-caldwell", "beside"),
+        ("us-house-6", "house-king", "fill"),
+        ("us-house-6", "house-king", "beside"),
+    )
+    by = _by(read_image(election(), scan(page_image(marks=marks), angle=-0.6, paper=240, ink=20, noise=3)))
+    empty, filled = by[("us-senate", "sen-caldwell")], by[("us-house-6", "house-king")]
+    assert (empty.scan, empty.hand) == ("unmarked", "marked")
+    assert empty.hand_clauses == ("6:030 s3(1)(e) mark beside the name",)
+    assert empty.feature("marking") > 0.02
+    assert (filled.scan, filled.hand) == ("marked", "marked")
+    assert filled.feature("marking") == AREA_NOT_READ
+    assert "6:030 s3(1)(a) majority filled" in filled.hand_clauses
+    assert not any("beside" in c for c in filled.hand_clauses)
 
 
 def test_a_line_through_one_target_is_a_hand_vote_and_goes_to_a_person(front):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from test_detect_support import election, page_image, scan, turn
 
 from tabulate.detect.register import register_page
 from tabulate.detect.template import page_template
-from tabulate.kernels import FEATURES, F, TargetPoints, offsets_by_distance, reference, score_targets
+from tabulate.kernels import AREA_NOT_READ, FEATURES, F, TargetPoints, offsets_by_distance, reference, score_targets
 
 MARKS = (
     ("straight-party", "DEM", "fill"),
@@ -22,6 +24,8 @@ MARKS = (
     ("us-senate", "write-in-1", "write"),
 )
 KW = dict(split=0.25, residue=0.08, min_hits=2)
+_GREY = scan(page_image(marks=MARKS), angle=0.8, paper=236, ink=22, blur=0.6)
+_MARKED_SCAN = {"grey": _GREY, "bitonal": np.where(_GREY < 128, 0, 255).astype(np.uint8)}
 
 
 def _both(img, **extra):
@@ -42,7 +46,12 @@ def test_kernel_agrees_with_reference(case):
         img = turn(np.where(scan(img, angle=0.7, blur=1.0) < 128, 0, 255).astype(np.uint8), 1)
     skip = np.zeros(img.shape[1], bool)
     skip[200:204] = True  # a streak through the first column of targets
-    for extra in ({}, {"skip_cols": skip, "area_margin": 0.012}):
+    wanted = np.arange(41) % 5 != 3  # some targets' marking areas not wanted at all
+    for extra in (
+        {},
+        {"skip_cols": skip, "area_margin": 0.012},
+        {"area_wanted": wanted, "area_decided": (0.5, 0.2)},  # the reader's: thresholds.definite, settings.stroke
+    ):
         fast, slow = _both(img, **extra)
         assert_allclose(fast, slow, rtol=1e-9, atol=1e-12)
         assert fast.shape == (41, len(FEATURES))
@@ -143,3 +152,42 @@ def test_deep_feature_tells_dark_ink_from_a_light_fill():
     light = by[("state-rep-56", "sr56-boone")]  # filled with grey 200: ~1 - 200 / 240 of the paper
     assert 0.1 < light[F["deep"]] < 0.25  # 1 - 200 / 240 = 0.17, over print's 1 - 20 / 240
     assert by[("us-senate", "sen-brennan")][F["deep"]] < 0.05  # untouched
+
+
+def test_marking_area_is_read_only_where_the_target_alone_does_not_decide():
+    """31 KAR 6:030 §3(1)(e): "an 'X', a check mark ... next to the candidate's name" is a vote in a hand count.
+
+    A target whose interior decides it (filled, or a mark in it) gets `AREA_NOT_READ`; every
+    other wanted area is read exactly as before, the X on an empty target's name included.
+    """
+    img = scan(page_image(marks=MARKS), angle=-1.0, paper=238, ink=18)
+    tpl = page_template(election(), "1", 1, 200)
+    everything, _ = _both(img)
+    wanted = np.array([t.kind != "write_in" for t in tpl.targets])
+    fast, slow = _both(img, area_wanted=wanted, area_decided=(0.5, 0.2))
+    assert_allclose(fast, slow, rtol=1e-9, atol=1e-12)
+    decided = (everything[:, F["score"]] >= 0.5) | (everything[:, F["dark"]] >= 0.2) | ~wanted
+    assert decided.sum() >= 4 and (~decided).sum() >= 25
+    assert np.all(fast[decided, F["marking"]] == AREA_NOT_READ)
+    others = [i for i in range(len(FEATURES)) if i != F["marking"]]
+    assert np.array_equal(fast[:, others], everything[:, others])  # nothing else moves
+    assert np.array_equal(fast[~decided, F["marking"]], everything[~decided, F["marking"]])
+    by = {(t.contest_id, t.option_id): f for t, f in zip(tpl.targets, fast)}
+    assert by[("us-senate", "sen-caldwell")][F["score"]] < 0.02  # an empty target ...
+    assert by[("us-senate", "sen-caldwell")][F["marking"]] > 0.02  # ... with an X on its name: still seen
+    assert by[("straight-party", "DEM")][F["marking"]] == AREA_NOT_READ  # filled: decided by itself
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    st.floats(0.0, 1.2),
+    st.floats(0.0, 1.2),
+    st.lists(st.booleans(), min_size=41, max_size=41),
+    st.sampled_from(["grey", "bitonal"]),
+)
+def test_skipped_marking_areas_agree_with_the_twin(score_min, dark_min, wanted, kind):
+    img = _MARKED_SCAN[kind]
+    fast, slow = _both(img, area_wanted=np.array(wanted), area_decided=(score_min, dark_min))
+    assert_allclose(fast, slow, rtol=1e-9, atol=1e-12)
+    skipped = ~np.array(wanted) | (fast[:, F["score"]] >= score_min) | (fast[:, F["dark"]] >= dark_min)
+    assert np.all((fast[:, F["marking"]] == AREA_NOT_READ) == skipped)

@@ -44,7 +44,20 @@ def read_style_code(crop: np.ndarray) -> str:
     if crop.size == 0:
         raise ReadError("style_code_unreadable", "the style code lies outside the image")
     fmt = zxingcpp.BarcodeFormat.QRCode
-    found = zxingcpp.read_barcode(crop, formats=fmt, try_rotate=False, try_downscale=False, try_invert=False)
+    # One threshold for the whole crop first: the crop is a printed symbol on paper, and zxing's local
+    # binarizer cost 1.4-1.8x as much (docs/perf.md, round 6). A symbol decodes to one text whichever
+    # binarizer zxing used (its error correction checks every codeword); where the quick pass finds
+    # nothing the passes below run as before.
+    found = zxingcpp.read_barcode(
+        crop,
+        formats=fmt,
+        try_rotate=False,
+        try_downscale=False,
+        try_invert=False,
+        binarizer=zxingcpp.Binarizer.GlobalHistogram,
+    )
+    if found is None or not found.valid:
+        found = zxingcpp.read_barcode(crop, formats=fmt, try_rotate=False, try_downscale=False, try_invert=False)
     if found is None:  # the quick pass failed: let zxing try harder before giving up
         found = zxingcpp.read_barcode(crop, formats=fmt)
     for width in (3, 5):

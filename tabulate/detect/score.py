@@ -33,12 +33,15 @@ def page_features(
     streaks: np.ndarray | None = None,
     tpl: PageTemplate | None = None,
     area_slack_in: float = 0.0,
+    decided: Thresholds | None = None,
 ):
     """(template, features array) for one page: the kernel's row per target.
 
     ``streaks`` (a bool per image column, `streak_columns`) is found here when not given.
     ``tpl`` replaces our own layout's sample points (a template set's page, `tabulate.templates`).
     ``area_slack_in`` keeps the marking and write-in areas' points that much further from print.
+    ``decided`` (the thresholds the page is classified with): read a marking area only where it
+    can matter (`areas_to_read`); None reads every one.
     """
     dpi = dpi_class(reg.px_per_in)
     tpl = tpl or page_template(election, style_id, page, dpi)
@@ -58,8 +61,30 @@ def page_features(
         min_hits=settings.min_hits,
         skip_cols=skip,
         area_margin=AREA_PRINT_MARGIN_IN + reg.spread_px / reg.px_per_in + area_slack_in,
+        **(areas_to_read(tpl, decided, settings) if decided is not None else {}),
     )
     return tpl, feats
+
+
+def areas_to_read(tpl: PageTemplate, thresholds: Thresholds, settings: ReadSettings) -> dict:
+    """The kernel's ``area_wanted`` and ``area_decided``: the marking areas that can change a reading.
+
+    31 KAR 6:030 Section 3(1)(e) counts "an 'X', a check mark ... or any other
+    mark indicating the intent of the voter next to the candidate's name" in a
+    hand count, so the reader looks at the designated marking area beside each
+    target. `hand_classes` reads a target ``marked`` whatever its marking area
+    holds once its interior alone decides it: "(a) The majority of an oval ...
+    is filled in" (dark fraction at least ``settings.majority``) or a mark in
+    the target (score at least ``thresholds.definite``, or dark fraction at
+    least ``settings.stroke``); and the scanner reading (Section 2) never looks
+    at the area. There the area is not read (feature ``marking`` -1: the
+    clause "mark beside the name" is then not listed beside the target's own).
+    A write-in line's area is never used (a written name is not a mark beside
+    a name). Every other target's area is read: a mark beside an empty
+    target is how a hand count finds a vote the scanner cannot see.
+    """
+    wanted = np.array([t.kind != "write_in" for t in tpl.targets], np.bool_)
+    return {"area_wanted": wanted, "area_decided": (thresholds.definite, min(settings.stroke, settings.majority))}
 
 
 def score_page(
@@ -92,7 +117,18 @@ def score_page(
     ``features`` (given with ``tpl``): the page's features when the caller has measured them already.
     """
     if features is None or tpl is None:
-        tpl, feats = page_features(election, image, reg, style_id, page, settings, streaks, tpl, area_slack_in)
+        tpl, feats = page_features(
+            election,
+            image,
+            reg,
+            style_id,
+            page,
+            settings,
+            streaks,
+            tpl,
+            area_slack_in,
+            thresholds or election.thresholds,
+        )
     else:  # measured already by the caller (a template set's reader looks at them first)
         feats = features
     targets = tpl.targets

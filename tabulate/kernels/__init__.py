@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._targets import N_FEATURES, score_targets_kernel
+from ._targets import AREA_NOT_READ, N_FEATURES, score_targets_kernel
 from .alignment import match_anchors, new_ink, skew_sums, spread_runs
 from .marks import MarkMeasures, MarkWindow, mark_components, refine_mark
 from .points import FEATURES, F, TargetPoints, offsets_by_distance
 
 __all__ = [
+    "AREA_NOT_READ",
     "F",
     "FEATURES",
     "MarkMeasures",
@@ -47,6 +48,8 @@ def score_targets(
     min_hits: int = 2,
     skip_cols: np.ndarray | None = None,
     area_margin: float = 0.0,
+    area_wanted: np.ndarray | None = None,
+    area_decided: tuple[float, float] = (np.inf, np.inf),
 ) -> np.ndarray:
     """Score every target of a page: fill score and features, one row per target.
 
@@ -79,6 +82,15 @@ def score_targets(
     area_margin
         Marking- and write-in-area points nearer than this (inches) to
         printed ink are not read (blur or a bitonal threshold widens print).
+    area_wanted
+        Optional ``bool`` per target: whether its marking area is of use at
+        all (a write-in line's is not: a written name is no mark beside a
+        name). None: every target's.
+    area_decided
+        ``(score, dark)``: a target whose interior reaches either (its fill
+        score, or its dark fraction) is decided by the target alone, and its
+        marking area is not read. Either way its "marking" feature is then
+        `AREA_NOT_READ` (-1). Default: every wanted marking area is read.
 
     Returns
     -------
@@ -103,6 +115,11 @@ def score_targets(
     skip_cols = np.ascontiguousarray(skip_cols, dtype=np.bool_)
     if skip_cols.shape != (image.shape[1],):
         raise ValueError(f"skip_cols must have one entry per image column ({image.shape[1]}), got {skip_cols.shape}")
+    if area_wanted is None:
+        area_wanted = np.ones(points.n_targets, np.bool_)
+    area_wanted = np.ascontiguousarray(area_wanted, dtype=np.bool_)
+    if area_wanted.shape != (points.n_targets,):
+        raise ValueError(f"area_wanted must have one entry per target ({points.n_targets}), got {area_wanted.shape}")
     out = np.zeros((points.n_targets, N_FEATURES), dtype=np.float64)
     p = points
     score_targets_kernel(
@@ -138,6 +155,9 @@ def score_targets(
         p.write_in_xy,
         p.write_in_dist,
         p.write_in_ptr,
+        area_wanted,
+        float(area_decided[0]),
+        float(area_decided[1]),
         out,
     )
     return out

@@ -25,6 +25,8 @@ N_FEATURES = 12
 MATCH_EPS = 1e-9
 #: A marking-area cell with fewer unprinted points than this (mostly print) is not judged.
 MIN_CELL_POINTS = 20
+#: The "marking" feature of a target whose marking area was not read (its interior decided it, or it is not wanted).
+AREA_NOT_READ = -1.0
 
 
 @njit(cache=True, nogil=True)
@@ -162,12 +164,18 @@ def score_targets_kernel(
     write_in_xy,
     write_in_dist,
     write_in_ptr,
+    area_wanted,
+    area_score_min,
+    area_dark_min,
     out,
 ):
     """Fill ``out[t, :]`` (the columns of `tabulate.kernels.points.FEATURES`) for every target ``t``.
 
     Levels are re-based per target on the paper right beside it (a scanner's
-    uneven lighting shifts the paper grey across a page).
+    uneven lighting shifts the paper grey across a page). A target's marking
+    area is read only if ``area_wanted[t]`` and its interior's score is below
+    ``area_score_min`` and its dark fraction below ``area_dark_min``;
+    otherwise its "marking" feature is `AREA_NOT_READ`.
     """
     g_dark_n, _g_state = _tables(paper, ink, paper - split * (paper - ink), paper - residue * (paper - ink))
     g_split_v = paper - split * (paper - ink)
@@ -219,23 +227,26 @@ def score_targets_kernel(
             image, skip, a, near_xy, near_sector, near_ptr[t], near_ptr[t + 1], dc, dr, state, n_sectors, min_hits
         )
         out[t, 4] = crossings(near, n_sectors)
-        out[t, 5] = cell_max(
-            image,
-            skip,
-            a,
-            mark_xy,
-            mark_cell,
-            mark_dist,
-            area_margin,
-            mark_ptr[t],
-            mark_ptr[t + 1],
-            dc,
-            dr,
-            state,
-            n_cells,
-            MIN_CELL_POINTS,
-            min_hits,
-        )
+        if area_wanted[t] and out[t, 0] < area_score_min and out[t, 1] < area_dark_min:
+            out[t, 5] = cell_max(
+                image,
+                skip,
+                a,
+                mark_xy,
+                mark_cell,
+                mark_dist,
+                area_margin,
+                mark_ptr[t],
+                mark_ptr[t + 1],
+                dc,
+                dr,
+                state,
+                n_cells,
+                MIN_CELL_POINTS,
+                min_hits,
+            )
+        else:
+            out[t, 5] = AREA_NOT_READ
         out[t, 6] = dark_fraction(
             image, skip, a, write_in_xy, write_in_dist, area_margin, write_in_ptr[t], write_in_ptr[t + 1], dc, dr, state
         )

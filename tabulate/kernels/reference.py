@@ -14,6 +14,8 @@ from .points import FEATURES, TargetPoints
 MATCH_EPS = 1e-9
 #: As `tabulate.kernels._targets.MIN_CELL_POINTS`.
 MIN_CELL_POINTS = 20
+#: As `tabulate.kernels._targets.AREA_NOT_READ`.
+AREA_NOT_READ = -1.0
 
 
 def sample_nearest(
@@ -97,9 +99,12 @@ def score_targets(
     min_hits: int,
     skip_cols: np.ndarray | None = None,
     area_margin: float = 0.0,
+    area_wanted: np.ndarray | None = None,
+    area_decided: tuple[float, float] = (np.inf, np.inf),
 ) -> np.ndarray:
     """Reference for `tabulate.kernels.score_targets` (same arguments, same result)."""
     skip = np.zeros(image.shape[1], bool) if skip_cols is None else np.asarray(skip_cols, bool)
+    wanted = np.ones(points.n_targets, bool) if area_wanted is None else np.asarray(area_wanted, bool)
     out = np.zeros((points.n_targets, len(FEATURES)))
 
     def rows(name, t):
@@ -163,6 +168,8 @@ def score_targets(
         hits = np.bincount(cells, weights=d.astype(np.float64), minlength=points.n_cells)
         judged = (pts >= MIN_CELL_POINTS) & (hits >= min_hits)
         out[t, 5] = float((hits[judged] / pts[judged]).max()) if judged.any() else 0.0
+        if not wanted[t] or out[t, 0] >= area_decided[0] or out[t, 1] >= area_decided[1]:
+            out[t, 5] = AREA_NOT_READ  # decided by the target alone, or of no use: not read
         keep = points.write_in_dist[rows("write_in", t)] >= area_margin
         d = (sample("write_in") < split_v)[keep]
         out[t, 6] = d.mean() if len(d) else 0.0
