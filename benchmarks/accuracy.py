@@ -22,6 +22,7 @@ scanner reading (`tabulate.ballots.mark_kinds.MARK_KINDS`):
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -54,6 +55,7 @@ def sheet_options(k: int, bitonal_fraction: float = 0.25) -> dict:
 def read_one(args: tuple) -> dict:
     """Simulate sheet k and read it: compact per-target records and the sheet's outcome."""
     k, seed, bitonal_fraction = args
+    cpu = time.process_time()
     election = _election()
     sim = simulate_sheet(election, k, seed, **sheet_options(k, bitonal_fraction))
     truth = {(t["contest"], t["option"]): t for t in sim.truth["targets"]}
@@ -66,7 +68,8 @@ def read_one(args: tuple) -> dict:
         for t in p.targets:
             tt = truth.get((t.contest_id, t.option_id))
             kind = tt["kind"] if tt else "none"
-            seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] else True
+            # Only a drawn mark's ink can be lost; a target with nothing drawn is "none" whatever is left.
+            seen = _ink_left(election, sim.pages[i], image, p.style_id, t) if image["bitonal"] and tt else True
             ink = tt["ink"] if tt else 0.0
             # The truth's own expected reading where its rule relabelled the mark (tabulate.ballots.truth.expected_reading).
             rule = (tt["scan"], tt["hand"], tuple(tt["scan_accepts"])) if tt and "rule" in tt else None
@@ -95,6 +98,7 @@ def read_one(args: tuple) -> dict:
         "flagged": flagged,
         "profile": sheet_options(k)["scan_profile"],
         "rejected_kinds": [t["kind"] for t in sim.truth["targets"]] if not sheet.ok else [],
+        "cpu": time.process_time() - cpu,
     }
 
 
@@ -103,16 +107,23 @@ def _ink_left(election, img, image_truth, style_id, reading) -> bool:
     vanish at the threshold), located with the simulator's own transform, not the reader's; the columns
     of a dust streak do not count: a streak is the scanner's line, not the voter's ink."""
     from tabulate.ballots.seen import interior_black
-    from tabulate.election.layout import layout_style
 
-    page = image_truth["page"]
-    t = next(
-        x
-        for x in layout_style(election, style_id).pages[page - 1].targets
-        if (x.contest_id, x.option_id) == (reading.contest_id, reading.option_id)
-    )
+    _page, t = _targets(election, style_id)[(reading.contest_id, reading.option_id)]
     tr = image_truth["transform"]
     return interior_black(img, tr["page_to_image"], t, tr["streaks"]).black >= 2
+
+
+_TARGETS: dict = {}
+
+
+def _targets(election, style_id: str) -> dict:
+    """A style's targets by (contest, option), once per process (`layout_style` hashes the whole election)."""
+    if style_id not in _TARGETS:
+        from tabulate.ballots.plan import target_index
+        from tabulate.election.layout import layout_style
+
+        _TARGETS[style_id] = target_index(layout_style(election, style_id))
+    return _TARGETS[style_id]
 
 
 _ELECTION = None
@@ -152,9 +163,12 @@ class Accuracy:
     by_kind: dict = field(default_factory=lambda: defaultdict(list))
     #: How many of each list of misses `table` prints.
     detail: int = 20
+    #: CPU seconds the workers spent simulating and reading (less sensitive to a shared machine's load than wall time).
+    cpu: float = 0.0
 
     def add(self, r: dict) -> None:
         self.sheets += 1
+        self.cpu += r.get("cpu", 0.0)
         if not r["ok"]:
             self.rejected[r["reason"]] += 1
             self.rejected_ids.append((r["k"], r["detail"]))
@@ -282,7 +296,13 @@ def _add(acc: Accuracy, r: dict, progress: int, seed: int, t0: float) -> None:
     acc.add(r)
     if progress and acc.sheets % progress == 0:
         took = time.perf_counter() - t0
-        print(f"--- first {acc.sheets} sheets, seed {seed}, {took:.0f} s ---\n{acc.table()}\n", flush=True)
+        cpu = 1000 * acc.cpu / acc.sheets
+        load = os.getloadavg()[0]
+        print(
+            f"--- first {acc.sheets} sheets, seed {seed}, {took:.0f} s, {cpu:.1f} CPU ms a sheet, load {load:.1f} ---\n"
+            f"{acc.table()}\n",
+            flush=True,
+        )
 
 
 def simulate_one(args: tuple) -> float:
@@ -322,7 +342,7 @@ def simulate_only(n: int, seed: int, *, workers: int, bitonal_fraction: float) -
     return 0
 
 
-def profile_simulation(n: int, seed: int, *, bitonal_fraction: float, top: int = 15) -> int:
+def profile_simulation(n: int, seed: int, *, bitonal_fraction: float, top: int = 15, sort: str = "tottime") -> int:
     """Where a simulated sheet's CPU goes: cProfile over ``n`` sheets in this process, after 16 warm-up sheets
     (most blank pages rendered, noise pools drawn), OpenCV on one thread as in the benchmark's workers."""
     import cProfile
@@ -338,7 +358,7 @@ def profile_simulation(n: int, seed: int, *, bitonal_fraction: float, top: int =
         simulate_one((k, seed, bitonal_fraction))
     prof.disable()
     print(f"{1000 * (time.process_time() - t) / n:.1f} CPU ms per simulated sheet ({n} sheets, seed {seed})")
-    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+    pstats.Stats(prof).sort_stats(sort).print_stats(top)
     return 0
 
 
@@ -364,7 +384,12 @@ def main(argv=None) -> int:
         a.sheets, a.seed, workers=a.workers, bitonal_fraction=a.bitonal, progress=a.progress, detail=a.detail
     )
     print(acc.table())
-    print(f"\n{a.sheets} sheets in {time.perf_counter() - t0:.0f} s (simulation included), seed {a.seed}")
+    took = time.perf_counter() - t0
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"\n{a.sheets} sheets in {took:.0f} s (simulation included), seed {a.seed}; "
+        f"{1000 * acc.cpu / max(acc.sheets, 1):.1f} CPU ms per sheet in the workers; load average at the end {load}"
+    )
     return 0
 
 

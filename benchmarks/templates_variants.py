@@ -30,6 +30,7 @@ kind, how many were sent).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 import tempfile
@@ -41,6 +42,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -56,6 +58,7 @@ from tabulate.ballots.vendor.write import write_blanks  # noqa: E402
 from tabulate.core.errors import TabulateError  # noqa: E402
 from tabulate.detect import pair_pages  # noqa: E402
 from tabulate.detect.decode import decode_page, headers  # noqa: E402
+from tabulate.detect.read import read_pages  # noqa: E402
 from tabulate.election import parse_election  # noqa: E402
 from tabulate.templates import TemplateReader, import_templates  # noqa: E402
 
@@ -134,6 +137,56 @@ def threshold(level: int) -> Scan:
     return f
 
 
+def audit_strip(height_in: float) -> Scan:
+    """A Dominion-style image export: the page, then a strip ``height_in`` tall appended below it holding the
+    machine's interpretation as text ("AuditMark"): the image is taller than the paper, with print below it."""
+
+    def f(img, dpi, rng):
+        h, w = img.shape
+        strip = np.full((round(height_in * dpi), w), 255, np.uint8)
+        lines = ["AuditMark", "Ballot ID: 00042-07-0123  Tabulator 7  Batch 42", "Ballot Style: 2"]
+        lines += [f"Contest {n}: Candidate {n * 7 % 11}  (Vote for 1)" for n in range(1, 9)]
+        scale, step = dpi / 300 * 0.9, round(0.16 * dpi)
+        for n, text in enumerate(lines):
+            y = round(0.25 * dpi) + n * step
+            if y + step > strip.shape[0]:
+                break
+            cv2.putText(strip, text, (round(0.3 * dpi), y), cv2.FONT_HERSHEY_SIMPLEX, scale, 0, max(1, dpi // 150))
+        return np.vstack([img, strip]), _identity(), False
+
+    return f
+
+
+def scan_area(extra_in: float, value: int) -> Scan:
+    """The scanner set to a longer page than the paper: ``extra_in`` beyond its bottom edge at ``value``
+    (18: the black background; 255: a white one)."""
+
+    def f(img, dpi, rng):
+        h, w = img.shape
+        return np.vstack([img, np.full((round(extra_in * dpi), w), value, np.uint8)]), _identity(), False
+
+    return f
+
+
+def imprint(img, dpi, rng):
+    """A central scanner's imprinter: a line of small text (batch, sequence, date) printed along the page's
+    leading edge as it is fed, so on the voted scans and never on the blanks."""
+    out = img.copy()
+    text = f"BATCH 0042  SEQ {int(rng.integers(1, 99999)):06d}  11/07/2028  TAB 7"
+    cv2.putText(out, text, (round(2.0 * dpi), round(0.11 * dpi)), cv2.FONT_HERSHEY_SIMPLEX, dpi / 400, 0, 1)
+    return out, _identity(), False
+
+
+def tinted(grey: int) -> Scan:
+    """Ballots printed on tinted stock (a party's colour in a primary): the paper scans at ``grey``, not white;
+    the blanks are the white PDF."""
+
+    def f(img, dpi, rng):
+        return (img.astype(np.float32) * (grey / 255.0)).astype(np.uint8), _identity(), False
+
+    return f
+
+
 def affine(scale: float = 1.0, angle: float = 0.0) -> Scan:
     """Paper stretched or shrunk by ``scale`` and turned ``angle`` degrees about the page's centre."""
 
@@ -164,6 +217,11 @@ class Variant:
     effects: PaperEffects = field(default_factory=PaperEffects)
     #: Keep only each style's first ``trim`` contests (so that a one-sided ballot fits its front).
     trim: int | None = None
+    #: How the scanner exports a sheet's two images: "" (one image a side), "side_by_side" (front and back
+    #: in one image), "tiff" (both sides as the pages of one multi-page TIFF).
+    export: str = ""
+    #: Every style's blank pages in one PDF (a county's sample ballots posted as one file).
+    one_pdf: bool = False
 
 
 #: The ``boxes`` family in three columns without its instruction column (room for taller contests).
@@ -172,6 +230,8 @@ NOTE = (
     "To vote for a candidate, completely fill in the oval next to the candidate's name. To vote for a person "
     "whose name is not printed, write the name on the line and fill in the oval."
 )
+#: No quarter-turned feeds: a scanner exporting both sides in one image has both upright.
+FLAT = PaperEffects(quarter_turn=0.0)
 #: Targets in a drop-out red: grey 0.299 R + 0.587 G + 0.114 B = 146 on a colour blank, 238 through a red filter.
 RED = dict(target_rgb=(235, 100, 100), dropout_grey=238)
 
@@ -243,6 +303,28 @@ def _variants() -> list[Variant]:
         Variant("boxes, red drop-out ovals, bitonal scans", v("boxes", "redbi", **RED), threshold(128)),
         Variant("boxes, a number in each oval", v("boxes", "num", target_text="number")),
         Variant("timing, a letter in each oval", v("timing", "letter", target_text="letter")),
+        # The third round: the county's published sample ballots as blanks, and how vendors export images.
+        Variant(
+            "boxes, sample ballot blanks (watermark, no code)", v("boxes", "sample", sample_grey=170, sample_code=False)
+        ),
+        Variant("boxes, sample ballot, dark watermark", v("boxes", "sampled", sample_grey=110)),
+        Variant("timing, sample ballot blanks (watermark)", v("timing", "sample", sample_grey=170)),
+        Variant("arrows, sample ballot PDF (watermark)", v("arrows", "sample", sample_grey=170)),
+        Variant("boxes, AuditMark strip below the page", "boxes", audit_strip(2.0)),
+        Variant("timing, AuditMark strip below the page", "timing", audit_strip(1.5)),
+        Variant("arrows, AuditMark strip below the page", "arrows", audit_strip(2.0)),
+        Variant("boxes, scan area 2 in longer, black", "boxes", scan_area(2.0, 18)),
+        Variant("timing, scan area 3 in longer, white", "timing", scan_area(3.0, 255)),
+        Variant("boxes, front and back side by side", "boxes", effects=FLAT, export="side_by_side"),
+        Variant("boxes, both sides in one multi-page TIFF", "boxes", export="tiff"),
+        Variant("timing, both sides in one G4 TIFF", "timing", export="tiff"),
+        Variant("arrows, long ballot 8.5 x 17 in", v("arrows", "long17", paper_in=(8.5, 17.0), bottom_in=16.2)),
+        Variant("arrows, long ballot 8.5 x 19 in", v("arrows", "long19", paper_in=(8.5, 19.0), bottom_in=18.2)),
+        Variant("boxes, long ballot 8.5 x 17 in", v("boxes", "long17", paper_in=(8.5, 17.0), bottom_in=16.35)),
+        Variant("boxes, every style's sample in one PDF", v("boxes", "sample1", sample_grey=170), one_pdf=True),
+        Variant("boxes, imprinted serial number on the scans", "boxes", imprint),
+        Variant("timing, imprinted serial number on the scans", "timing", imprint),
+        Variant("boxes, tinted ballot stock (paper at grey 200)", "boxes", tinted(200)),
     ]
 
 
@@ -284,8 +366,10 @@ def read_one(k: int, seed: int = 2026) -> dict:
             m = step @ np.vstack([m, [0, 0, 1]])
         out.append(img)
         maps.append(m)
-    pages = [reader.read_image(e, img, source=f"sheet{k}-{i}") for i, img in enumerate(out)]
+    pages = _read_export(v, e, reader, out, k)
     sheet = pair_pages(e, pages, reader=reader)
+    if len(pages) < len(out):  # refused whole (two sides in one image): one reading, no targets
+        pages = pages * len(out)
     tt = {(t["contest"], t["option"]): t for t in truth["targets"]}
     where = {(t.contest_id, t.option_id): t for p in ballot(e, truth["style"], v.family).pages for t in p.targets}
     targets = []
@@ -299,8 +383,8 @@ def read_one(k: int, seed: int = 2026) -> dict:
             )
     flagged = (not sheet.ok) or any(t.scan == "marginal" or t.scan != t.hand for t in sheet.targets)
     # A page printed alike for several styles takes its style from the sheet's other side (`pair_pages`).
-    paired = {p.source: p for p in sheet.pages} if sheet.ok else {}
-    pages = [paired.get(p.source, p) for p in pages]
+    paired = {(p.source, p.index): p for p in sheet.pages} if sheet.ok else {}
+    pages = [paired.get((p.source, p.index), p) for p in pages]
     ident = [p.ok and p.style_id == truth["style"] and p.page == it["page"] for it, p in zip(truth["images"], pages)]
     reasons = [p.reason_code for p in pages if not p.ok] + ([sheet.reason_code] if not sheet.ok else [])
     return {
@@ -315,6 +399,23 @@ def read_one(k: int, seed: int = 2026) -> dict:
         "ident": ident,
         "reasons": reasons,
     }
+
+
+def _read_export(v: Variant, e, reader, images: list[np.ndarray], k: int) -> list:
+    """The sheet's page readings, the images exported as the variant's scanner exports them."""
+    if v.export == "side_by_side":
+        h = max(im.shape[0] for im in images)
+        both = np.hstack([np.pad(im, ((0, h - im.shape[0]), (0, 0)), constant_values=255) for im in images])
+        return [reader.read_image(e, both, source=f"sheet{k}")]
+    if v.export == "tiff":  # through the file path `tabulate read` and `scan` take (`read_pages`)
+        bitonal = all(np.isin(im, (0, 255)).all() for im in images)
+        pil = [Image.fromarray(im >= 128) if bitonal else Image.fromarray(im) for im in images]
+        buf = io.BytesIO()
+        pil[0].save(
+            buf, format="TIFF", save_all=True, append_images=pil[1:], compression="group4" if bitonal else "tiff_lzw"
+        )
+        return read_pages(e, buf.getvalue(), reader=reader)
+    return [reader.read_image(e, img, source=f"sheet{k}-{i}") for i, img in enumerate(images)]
 
 
 #: The mark kinds `--kinds` counts per variant: how many of each were sent to a person.
@@ -351,6 +452,13 @@ def _seen(img: np.ndarray, m: np.ndarray, target, labelled: bool) -> bool:
     return bool((img[r, c] < 128).sum() >= 2)
 
 
+def _one_pdf(pages: list[Path], out: Path, dpi: int) -> Path:
+    """The blank pages (PNG) as one PDF, in order."""
+    imgs = [Image.open(p).convert("L") for p in pages]
+    imgs[0].save(out, format="PDF", resolution=float(dpi), save_all=True, append_images=imgs[1:])
+    return out
+
+
 def run_variant(v: Variant, sheets: int, workers: int, kinds: bool = False) -> str:
     """One table row for a variant."""
     election = variant_election(v)
@@ -359,6 +467,8 @@ def run_variant(v: Variant, sheets: int, workers: int, kinds: bool = False) -> s
             blanks = write_blanks(election, v.family, Path(tmp) / "blanks", pdf=v.pdf or None)
         except VendorLayoutError as err:
             return f"| {v.name} | (generator: {err}) | - | - | - | - |"
+        if v.one_pdf:
+            blanks = [_one_pdf(blanks, Path(tmp) / "sample-ballots.pdf", DESIGNS[v.family].dpi)]
         try:
             import_templates(election, blanks, Path(tmp) / "set")
         except TabulateError as err:

@@ -60,17 +60,23 @@ def test_splat_keeps_a_light_fill_s_tone() -> None:
 
 def test_finish_is_tone_streak_noise_and_clip() -> None:
     rng = np.random.default_rng(11)
-    dark = rng.integers(0, 256, (30, 40)).astype(np.uint8)
-    tone = rng.integers(200, 256, (30, 40)).astype(np.uint8)
+    dark = rng.integers(0, 256, (32, 40)).astype(np.uint8)
+    tone = rng.integers(200, 256, (4, 40)).astype(np.uint8)  # every 8th row's tone: blended down the page
     streak = np.zeros(40, np.int16)
     streak[7:9] = -90
     streak[20] = 35
-    noise = rng.integers(-6, 7, 30 * 40 + 50).astype(np.int8)
-    out = np.empty((30, 40), np.uint8)
+    noise = rng.integers(-6, 7, 32 * 40 + 50).astype(np.int8)
+    out = np.empty((32, 40), np.uint8)
     finish(dark, tone, streak, noise, 17, out)
-    x = (255 - dark.astype(np.int64)) * tone
-    want = np.floor(x / 255 + 0.5).astype(np.int64) + streak[None, :] + noise[17 : 17 + 1200].reshape(30, 40)
+    # Row r sits at (r + 0.5) / 8 - 0.5 tone rows (pixel centres), its weight rounded to 1/256ths.
+    fy = np.maximum((np.arange(32) + 0.5) * 4 / 32 - 0.5, 0)
+    i0 = np.minimum(fy.astype(int), 3)
+    f = np.floor((fy - i0) * 256 + 0.5).astype(np.int64)[:, None]
+    t = (tone[i0].astype(np.int64) * (256 - f) + tone[np.minimum(i0 + 1, 3)].astype(np.int64) * f + 128) >> 8
+    x = (255 - dark.astype(np.int64)) * t
+    want = np.floor(x / 255 + 0.5).astype(np.int64) + streak[None, :] + noise[17 : 17 + 1280].reshape(32, 40)
     assert np.array_equal(out, np.clip(want, 0, 255).astype(np.uint8))
+    assert np.array_equal(t[0], tone[0]) and np.array_equal(t[-1], tone[-1])  # the ends take the end rows
 
 
 def test_scan_page_is_byte_identical_run_to_run() -> None:
@@ -98,3 +104,38 @@ def test_identity_scan_is_the_page() -> None:
     page = _page(3)
     assert np.array_equal(scan_page(page, ScanParams(noise_offset=5, tone_seed=9), dpi=200), page)
     assert to_cv_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0]]))[0, 2] == 0.0
+
+
+def _splat_reference(page: np.ndarray, m: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The splat written plainly: every non-paper pixel's darkness over its 3 x 3 tent, in float64."""
+    w, h = size
+    acc = np.zeros((h + 4, w + 4))
+    inv = 1.0 / np.sqrt(abs(np.linalg.det(m[:, :2])))
+    for r, c in zip(*np.nonzero(page != 255)):
+        x, y = m[0, 0] * c + m[0, 1] * r + m[0, 2] + 2, m[1, 0] * c + m[1, 1] * r + m[1, 2] + 2
+        xi, yi = int(np.floor(x + 0.5)), int(np.floor(y + 0.5))
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                wx = max(0.0, 1 - abs(x - xi - dx) * inv)
+                wy = max(0.0, 1 - abs(y - yi - dy) * inv)
+                acc[yi + dy, xi + dx] += (255 - int(page[r, c])) * wx * wy
+    return np.minimum(np.floor(acc[2:-2, 2:-2] + 0.5), 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("cols", [43, 48, 61])
+def test_splat_skips_only_paper(cols: int) -> None:
+    """The splat skips 8-byte words of paper: ink at every column (so at every offset within a word, on rows
+    that start off a word's edge when the width is not a multiple of 8) still lands in the image."""
+    rng = np.random.default_rng(cols)
+    page = np.full((37, cols), 255, np.uint8)
+    for c in range(cols):  # one inked pixel in each column, on a random row, some of them light
+        page[rng.integers(0, 37), c] = rng.choice([0, 90, 200, 254])
+    page[10, 3:40] = 0  # and a run across several words
+    m = cv2.getRotationMatrix2D((cols / 2, 18.0), 1.7, 1.01)
+    m[:, 2] += (4.2, 3.1)
+    size = (cols + 10, 46)
+    out = np.zeros((size[1], size[0]), np.uint8)
+    splat_darkness(page, m, 1.0, out)
+    want = _splat_reference(page, m, size)
+    assert np.abs(out.astype(int) - want).max() <= 1
+    assert out.astype(int).sum() > 0.99 * want.astype(int).sum()

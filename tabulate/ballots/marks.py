@@ -71,15 +71,32 @@ def interior_mask(t: TargetLayout, dpi: float, row: int, col: int, shape: tuple[
     return (np.abs(u) <= 1.0) & (np.abs(v) <= 1.0)
 
 
+#: Each target's interior window and mask, by the target's identity (the entry holds the target, so its
+#: id is not reused while the entry lives): the same ~40 targets a ballot style has, drawn on again and again.
+_INTERIORS: dict[tuple[int, float], tuple[TargetLayout, tuple[int, int, np.ndarray, int]]] = {}
+
+
+def _interior(t: TargetLayout, dpi: float) -> tuple[int, int, np.ndarray, int]:
+    """The window (row, col) round ``t``'s interior, its mask there (read-only) and how many pixels are inside."""
+    hit = _INTERIORS.get((id(t), dpi))
+    if hit is None:
+        if len(_INTERIORS) >= 4096:
+            _INTERIORS.clear()
+        b = t.bounds
+        r0, c0 = int(np.floor(b.y * dpi)) - 1, int(np.floor(b.x * dpi)) - 1
+        rows, cols = int(np.ceil(b.h * dpi)) + 3, int(np.ceil(b.w * dpi)) + 3
+        inside = interior_mask(t, dpi, r0, c0, (rows, cols))
+        inside.setflags(write=False)
+        hit = _INTERIORS[(id(t), dpi)] = (t, (r0, c0, inside, int(inside.sum())))
+    return hit[1]
+
+
 def interior_ink(t: TargetLayout, dpi: float, *patches: Patch | None) -> tuple[float, ...]:
     """Mean of each patch over the target's interior: its darkening (0 = clean, 1 = black) or its coverage.
 
     One interior mask for all the patches (they are the same mark's, measured two ways)."""
-    b = t.bounds
-    r0, c0 = int(np.floor(b.y * dpi)) - 1, int(np.floor(b.x * dpi)) - 1
-    rows, cols = int(np.ceil(b.h * dpi)) + 3, int(np.ceil(b.w * dpi)) + 3
-    inside = interior_mask(t, dpi, r0, c0, (rows, cols))
-    n = int(inside.sum())
+    r0, c0, inside, n = _interior(t, dpi)
+    rows, cols = inside.shape
     out = []
     for patch in patches:
         if patch is None or not n:

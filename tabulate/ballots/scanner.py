@@ -13,7 +13,7 @@ where pixel ``[r, c]`` covers ``[c, c+1) x [r, r+1)``, so its centre is
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 import cv2
@@ -126,7 +126,7 @@ class ScanParams:
         return m
 
     def to_dict(self, width_in: float, height_in: float, dpi: float) -> dict:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}  # flat: asdict deep-copies every tuple
         d["shift_in"] = [round(v, 5) for v in self.shift_in]
         d["streaks"] = [list(s) for s in self.streaks]
         d["page_to_image"] = [[round(float(v), 6) for v in row] for row in self.page_to_image(width_in, height_in, dpi)]
@@ -227,16 +227,19 @@ def _noise_pool(sd: int, size: int) -> np.ndarray:
     return np.clip(z, -127, 127).round().astype(np.int8)
 
 
-def _tone_map(shape: tuple[int, int], params: ScanParams) -> np.ndarray:
-    """The paper's gray across the page: ``paper`` dimmed by up to ``tone``, varying smoothly."""
+def _tone_rows(shape: tuple[int, int], params: ScanParams) -> np.ndarray:
+    """The paper's gray (uint8) at every 8th row of the image, each as wide as the image: ``paper`` dimmed by
+    up to ``tone``, varying smoothly. `_splat.finish` blends the two nearest rows for each image row."""
+    h, w = shape
+    rows = max(2, h // 8)
     if params.tone <= 0:
-        return np.full(shape, int(params.paper + 0.5), np.uint8)
+        return np.full((2, w), int(params.paper + 0.5), np.uint8)
     rng = np.random.default_rng(params.tone_seed)
     grid = (1.0 - params.tone * rng.random((6, 5))).astype(np.float32)
-    # Smooth at 1/8 size in float, then a cheap uint8 upscale (a full-size float resize costs 25 ms).
-    small = cv2.resize(grid, (max(2, shape[1] // 8), max(2, shape[0] // 8)), interpolation=cv2.INTER_CUBIC)
+    # Smooth at 1/8 size in float, then stretched across only (a full-size map was a pass over 4 M pixels).
+    small = cv2.resize(grid, (max(2, w // 8), rows), interpolation=cv2.INTER_CUBIC)
     small = np.clip(small * params.paper + 0.5, 0, 255).astype(np.uint8)
-    return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(small, (w, rows), interpolation=cv2.INTER_LINEAR)
 
 
 def to_cv_matrix(m: np.ndarray) -> np.ndarray:
@@ -274,7 +277,7 @@ def _finish(dark: np.ndarray, params: ScanParams) -> np.ndarray:
         streak[col : col + width] += delta
     noise = _noise_pool(params.noise_sd, h * w) if params.noise_sd > 0 else _silence(h * w)
     out = np.empty((h, w), np.uint8)
-    finish(dark, _tone_map((h, w), params), streak, noise, params.noise_offset % (1 << 20), out)
+    finish(dark, _tone_rows((h, w), params), streak, noise, params.noise_offset % (1 << 20), out)
     if params.bitonal:
         thr = params.threshold if params.threshold is not None else (params.black + params.paper) / 2
         out = cv2.threshold(out, thr, 255, cv2.THRESH_BINARY)[1]

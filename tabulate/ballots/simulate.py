@@ -67,6 +67,10 @@ def _layout(election: Election, style_id: str) -> BallotLayout:
     return _memo(("layout", id(election), style_id), (election,), lambda: layout_style(election, style_id))
 
 
+def _targets(layout: BallotLayout) -> dict:
+    return _memo(("targets", id(layout)), (layout,), lambda: target_index(layout))
+
+
 def blank_sheet(election: Election, layout: BallotLayout, precinct_id: str, *, dpi: int = 200) -> list[np.ndarray]:
     """Writable copies of a style's two blank pages (rendered once per process and cached)."""
     return [_blank_page(election, p, precinct_id, dpi).copy() for p in layout.pages]
@@ -83,7 +87,7 @@ def ink_sheet(
 ) -> tuple[list[np.ndarray], dict, dict, list]:
     """Draw a plan on the blank pages: returns pages, drawn marks and handwriting hands by target, strays."""
     pages = blank_sheet(election, layout, plan.intent.precinct_id, dpi=dpi)
-    where = target_index(layout)
+    where = _targets(layout)
     drawn: dict[tuple[str, str], DrawnMark] = {}
     hands: dict[tuple[str, str], str] = {}
     for m in plan.marks:
@@ -171,7 +175,7 @@ def _black_shares(
     layout: BallotLayout, plan: SheetPlan, scan: SheetScan, images: tuple[np.ndarray, ...], dpi: int
 ) -> dict[tuple[str, str], float]:
     """For each light pencil fill on a bitonal sheet: the share of its interior the threshold turned black."""
-    where = target_index(layout)
+    where = _targets(layout)
     out = {}
     for m in plan.marks:
         if m.kind != "light_pencil":

@@ -64,6 +64,8 @@ def run_import(args) -> int:
         raise UsageError(str(e)) from None
     for p in tset.pages:
         code = f", code {p.code.kind} {p.code.text!r}" if p.code else ", no code (identified by matching)"
+        if p.watermark_in2:  # a sample ballot's: the proof shows what is left
+            code += f"; a grey watermark left out ({p.watermark_in2:.1f} sq in: the voted scans must not show it)"
         print(
             f"{p.source}: style {p.style_id} page {p.page}, {len(p.layout.targets)} targets, "
             f"{len(p.layout.contest_boxes)} contests{code}; proof {args.out / (p.key + '-proof.png')}"

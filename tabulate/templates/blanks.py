@@ -22,8 +22,12 @@ from ..detect.decode import decode_page, headers
 from ..detect.errors import ReadError
 from ..election.model import PAPER_SIZES_IN
 from .model import TemplateError
+from .watermark import strip_watermark
 
 PDF_DPI = 300
+#: Paper a blank may be printed on (width, length in inches): the election's letter and legal, and the long
+#: ballots vendors print for long elections (ES&S and Dominion scanners take 8.5 x 17 and 8.5 x 19 in).
+BALLOT_PAPERS_IN = (*PAPER_SIZES_IN.values(), (8.5, 17.0), (8.5, 19.0))
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,14 @@ class Blank:
     image: np.ndarray
     dpi: float
     paper_in: tuple[float, float]
+    #: A sample ballot's grey watermark painted out of ``image`` (square inches; `strip_watermark`).
+    watermark_in2: float = 0.0
+
+
+def _blank(name: str, img: np.ndarray, dpi: float, paper: tuple[float, float]) -> Blank:
+    """A blank page with a sample ballot's watermark left out (the voted scans never show it)."""
+    img, area = strip_watermark(img, dpi)
+    return Blank(name, img, dpi, paper, area)
 
 
 def paper_and_dpi(shape: tuple[int, int]) -> tuple[tuple[float, float], float]:
@@ -41,7 +53,7 @@ def paper_and_dpi(shape: tuple[int, int]) -> tuple[tuple[float, float], float]:
     rows, cols = shape
     if cols > rows:
         rows, cols = cols, rows
-    best = min(PAPER_SIZES_IN.values(), key=lambda p: abs(p[1] / p[0] - rows / cols))
+    best = min(BALLOT_PAPERS_IN, key=lambda p: abs(p[1] / p[0] - rows / cols))
     return best, (cols / best[0] + rows / best[1]) / 2
 
 
@@ -57,7 +69,7 @@ def _pdf_pages(path: Path) -> list[Blank]:
         bitmap = pdf[i].render(scale=PDF_DPI / 72)
         img = darkest_channel(bitmap.to_numpy().reshape(bitmap.height, bitmap.width, -1))
         paper, dpi = paper_and_dpi(img.shape)
-        out.append(Blank(f"{path.name}#{i + 1}" if len(pdf) > 1 else path.name, img, dpi, paper))
+        out.append(_blank(f"{path.name}#{i + 1}" if len(pdf) > 1 else path.name, img, dpi, paper))
     pdf.close()
     return out
 
@@ -102,5 +114,5 @@ def load_blanks(paths: list[Path]) -> list[Blank]:
             paper, dpi = paper_and_dpi(img.shape)
             if img.shape[1] > img.shape[0]:
                 img = np.ascontiguousarray(np.rot90(img, -1))  # a landscape scan of a portrait blank
-            out.append(Blank(f"{path.name}#{i + 1}" if len(pages) > 1 else path.name, img, dpi, paper))
+            out.append(_blank(f"{path.name}#{i + 1}" if len(pages) > 1 else path.name, img, dpi, paper))
     return out

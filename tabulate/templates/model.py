@@ -59,6 +59,8 @@ class TemplatePage:
     code: PageCode | None = None
     blank_scores: tuple[float, ...] = ()
     precinct_id: str | None = None
+    #: A sample ballot's grey watermark left out of the blank (square inches; `tabulate.templates.watermark`).
+    watermark_in2: float = 0.0
 
     @property
     def key(self) -> str:
@@ -141,6 +143,8 @@ def _page_dict(p: TemplatePage) -> dict:
         "code": None if p.code is None else asdict(p.code),
         "blank_scores": [round(s, 4) for s in p.blank_scores],
         "layout": p.layout.to_dict(),
+        # Only when there was one: sets imported before keep their bytes, and so their digest.
+        **({"watermark_in2": round(p.watermark_in2, 2)} if p.watermark_in2 else {}),
     }
 
 
@@ -229,6 +233,7 @@ def set_from_dict(doc: Mapping[str, Any], folder: str = "", *, where: str = "tem
                 code,
                 tuple(p.get("blank_scores", ())),
                 p.get("precinct_id"),
+                float(p.get("watermark_in2", 0.0)),
             )
         )
     th = doc["thresholds"]

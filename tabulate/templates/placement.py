@@ -87,6 +87,14 @@ def _quartile(v: np.ndarray) -> float:
 OFF_IMAGE_IN = 0.5
 
 
+class OffImage(ReadError):
+    """A fit that slid the template's paper off the image (`check_on_image`): the page printed like this
+    template lower or higher up, so another template (a sibling style's page) is worth a try. Each one
+    carries the page's reason code, ``registration_residual``; the class's own code tells it apart."""
+
+    code = "template_off_image"
+
+
 def check_on_image(shape: tuple[int, ...], affine: np.ndarray, dpi: float, w_in: float, h_in: float) -> None:
     """Refuse a fit that puts the template's paper off the scanned image.
 
@@ -104,7 +112,7 @@ def check_on_image(shape: tuple[int, ...], affine: np.ndarray, dpi: float, w_in:
     )
     worst = float(off.max())
     if worst > 0:
-        raise ReadError(
+        raise OffImage(
             "registration_residual",
             f"the fit puts the template's paper {worst / dpi + OFF_IMAGE_IN:.1f} in off the scanned image",
         )

@@ -27,7 +27,7 @@ import zxingcpp
 
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
-from ..detect.register import Registration, image_dpi
+from ..detect.register import Registration
 from ..detect.score import page_features, score_page
 from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
 from ..detect.streaks import streak_columns
@@ -55,12 +55,13 @@ from .align import (
 from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
+from .exports import page_dpi, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
 from .matching import MatchBasis, frame_as_blank, match_page
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
-from .placement import columns_upright, place_page
+from .placement import OffImage, columns_upright, place_page
 
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
@@ -130,7 +131,8 @@ class TemplateReader:
                 page=tp.page,
             )
             upright, scoring_reg = columns_upright(image, reg)
-            streaks = streak_columns(upright, reg.dpi, reg.paper, reg.ink)
+            r0, r1 = paper_rows(upright.shape, scoring_reg.affine, tp.layout.width_in, tp.layout.height_in, reg.dpi)
+            streaks = streak_columns(upright[r0:r1], reg.dpi, reg.paper, reg.ink)
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
             slack = settings.search_in
             _tpl, feats = page_features(
@@ -250,7 +252,7 @@ class TemplateReader:
         """`identify_and_register`, and whether matching left the page between templates printed alike
         (`same_targets`): then the sheet's other side names the style (`tabulate.detect.pair_pages`)."""
         w_in, h_in = self.paper_in
-        dpi, turned = image_dpi(image.shape, w_in, h_in)
+        dpi, turned = page_dpi(image.shape, w_in, h_in)  # an export may add a strip below the page
         fine8 = shrink(image, dpi, FINE_DPI)
         half = half_image(fine8)
         small = prepare(half, FINE_DPI / 2, COARSE_DPI, 1.0)  # as from fine8, whose first step is ``half``
@@ -281,6 +283,7 @@ class TemplateReader:
         the code's page, else the best-correlated templates; coarse skews near ``skew`` (None: sweep)."""
         tried: set[tuple[str, int]] = set()
         failure: ReadError | None = None
+        slid: int | None = None  # the quarter turn of a fit that slid off the image (`OffImage`)
         cands = by_code or self._candidates(small, turns, skew)
         bare = [p for p in self.tset.pages if not p.layout.targets]
         if not by_code and bare and bare_as(levels[0], paper, prepared(self.tset, bare[0]).blank):
@@ -298,6 +301,8 @@ class TemplateReader:
             c = k if isinstance(k, Coarse) else coarse(prepared(self.tset, tp).small, small, k, self._angles(skew, tp))
             try:
                 return tp, self._register(image, levels, small.shape, dpi, tp, c, paper), c.k
+            except OffImage as e:  # slid onto a sibling's print: the right template may rank lower
+                failure, slid = failure or e, c.k
             except ReadError as e:  # a poor coarse fit (a rough scan): try the next candidate
                 failure = failure or e
             if isinstance(k, Coarse):
@@ -307,9 +312,33 @@ class TemplateReader:
                 c = coarse(prepared(self.tset, tp).small, small, k.k, self._angles(skew, tp))
                 try:
                     return tp, self._register(image, levels, small.shape, dpi, tp, c, paper), c.k
+                except OffImage:
+                    slid = c.k
                 except ReadError:
                     pass
+        if slid is not None and not by_code:  # (a page its code names is that page or none)
+            found = self._fit_own(image, levels, small, dpi, paper, slid, skew, tried)
+            if found is not None:
+                return found
         raise failure or ReadError("no_template_match", "the page fits no template page")
+
+    def _fit_own(self, image, levels, small, dpi, paper, k: int, skew, tried) -> tuple | None:
+        """The first of `FIT_TRIES` untried templates, ranked by each one's own coarse fit, that registers.
+
+        Used only when a fit slid off the image: the page was put on the set's common frame where a
+        sibling style prints the same contests higher or lower (the back of an 8.5 x 19 in ballot, a
+        third empty, was placed 3 in low and the right template ranked last of six)."""
+        own = [
+            (coarse(prepared(self.tset, tp).small, small, k, self._angles(skew, tp)), tp)
+            for tp in self.tset.pages
+            if (tp.key, k) not in tried
+        ]
+        for c, tp in sorted(own, key=lambda x: -x[0].rho)[:FIT_TRIES]:
+            try:
+                return tp, self._register(image, levels, small.shape, dpi, tp, c, paper), c.k
+            except ReadError:
+                continue
+        return None
 
     def _refit(
         self, image, fine, dpi: float, tp: TemplatePage, reg: Registration, k: int, paper: float

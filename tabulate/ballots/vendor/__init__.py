@@ -5,7 +5,8 @@ Shares no code with our own layout or renderer; see `tabulate.ballots.vendor.des
 
 from .design import DESIGNS, FAMILIES, Design, vendor_code_text
 from .draw import print_page, timing_positions
-from .place import VendorBallot, VendorLayoutError, VendorPage, vendor_layout
+from .pages import VendorBallot, VendorLayoutError, VendorPage
+from .place import vendor_layout
 from .sheets import PaperEffects, blank_pages, simulate_vendor_sheet
 
 __all__ = [

@@ -67,6 +67,11 @@ class Design:
     #: scanner sees the targets at ``dropout_grey`` (paper 255) on the voted sheets.
     target_rgb: tuple[int, int, int] | None = None
     dropout_grey: int = 0
+    #: The blanks as the county publishes its sample ballot (`tabulate.ballots.vendor.sample`): above 0, a
+    #: diagonal "SAMPLE BALLOT" watermark at this grey, the heading and a footer changed; ``sample_code``
+    #: False leaves the QR code off the sample. The voted sheets never show any of it.
+    sample_grey: int = 0
+    sample_code: bool = True
 
 
 #: Timing-mark grid of the ``timing`` family: marks every `TIMING_PITCH_IN` down both long edges

@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 
 from .design import CODE_BITS, DESIGNS, TIMING_EDGE_IN, TIMING_MARK_IN, TIMING_PITCH_IN
 from .fonts import font
-from .place import VendorBallot, VendorPage
+from .pages import VendorBallot, VendorPage
 
 
 def _box(

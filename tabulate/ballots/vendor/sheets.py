@@ -30,7 +30,8 @@ from ..truth import sheet_truth
 from ..voters import POPULATIONS, draw_voter
 from .design import DESIGNS
 from .draw import print_page
-from .place import VendorBallot, vendor_layout
+from .pages import VendorBallot
+from .place import vendor_layout
 
 MARGIN_WORDS = ("OK", "JD", "done", "vote!", "no", "M.R.", "Smith", "?", "yes")
 

@@ -23,7 +23,8 @@ from ..mark_kinds import MARK_KINDS
 from ..samples import TRUTH_FILE, encode_page, sheet_file_name
 from ..truth import TRUTH_FORMAT
 from .design import DESIGNS
-from .sheets import blank_pages, colour_blank_pages, simulate_vendor_sheet
+from .sample import stamp_sample
+from .sheets import ballot, blank_pages, colour_blank_pages, simulate_vendor_sheet
 
 
 def write_blanks(
@@ -38,10 +39,16 @@ def write_blanks(
         if styles is not None and style.id not in styles:
             continue
         pages = blank_pages(election, style.id, family)
+        if d.target_rgb is not None:  # the county's blanks show the drop-out colour the scans do not
+            pages = colour_blank_pages(election, style.id, family)
+        if d.sample_grey:  # the county's published sample ballot, not the ballot as printed
+            b = ballot(election, style.id, family)
+            pages = [stamp_sample(p, page, d) for p, page in zip(pages, b.pages)]
         if pdf or (pdf is None and d.family == "arrows"):  # the county's PDF: rasterized again on import (pypdfium2)
             path = out / f"blank-{style.id}.pdf"
             # Print is black on white: a 1-bit page keeps the PDF small (Pillow stores it CCITT-compressed).
-            imgs = [Image.fromarray(p >= 128) for p in pages]
+            # A sample ballot's grey watermark stays grey.
+            imgs = [Image.fromarray(p if d.sample_grey or p.ndim == 3 else p >= 128) for p in pages]
             buf = io.BytesIO()
             # Dated the election day, not now: the same election gives byte-identical blanks.
             day = time.strptime(election.date, "%Y-%m-%d")
@@ -57,8 +64,6 @@ def write_blanks(
             path.write_bytes(buf.getvalue())
             paths.append(path)
             continue
-        if d.target_rgb is not None:  # the county's blanks show the drop-out colour the scans do not
-            pages = colour_blank_pages(election, style.id, family)
         for n, img in enumerate(pages, 1):
             path = out / f"blank-{style.id}-p{n}.png"
             Image.fromarray(img).save(path, format="PNG", dpi=(d.dpi, d.dpi))
