@@ -17,6 +17,7 @@ ratio is template / native (the issue's goal: at most 2).
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import tempfile
@@ -74,6 +75,7 @@ def measure(family: str, sheets: int, repeat: int, seed: int) -> dict[str, float
         for _name, read, pages in reads:
             for p in pages:
                 read(p)  # warm every cache (point sets, prepared templates, numba)
+        gc.collect()  # the import's and the simulator's garbage, not either reader's (`profile_templates.py`)
         times: dict[str, list[tuple[float, float]]] = {"template": [], "native": []}
         for _ in range(repeat):
             for i in range(max(len(vendor), len(native))):

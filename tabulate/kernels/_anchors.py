@@ -55,7 +55,7 @@ def _inside(image, lin, sx, sy, size):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True)
 def _window(image, lin, sx, sy, win):
     size = win.shape[0]
     if not _inside(image, lin, sx, sy, size):
@@ -76,59 +76,49 @@ def _window(image, lin, sx, sy, win):
             win[yy, xx] = top * (1.0 - fy) + bottom * fy
 
 
-@njit(cache=True, nogil=True)
-def _sums(win, p, sums):
-    """``sums[0 or 1, dy, dx]``: the sum of the window's values (or squares) under the patch at (dy, dx)."""
-    size = win.shape[0]
-    acc = np.zeros((2, size + 1, size + 1), np.float64)  # integral images
-    for r in range(size):
-        for c in range(size):
-            w = win[r, c]
-            acc[0, r + 1, c + 1] = w + acc[0, r, c + 1] + acc[0, r + 1, c] - acc[0, r, c]
-            acc[1, r + 1, c + 1] = w * w + acc[1, r, c + 1] + acc[1, r + 1, c] - acc[1, r, c]
-    n = sums.shape[1]
-    for k in range(2):
-        for dy in range(n):
-            for dx in range(n):
-                sums[k, dy, dx] = acc[k, dy + p, dx + p] - acc[k, dy, dx + p] - acc[k, dy + p, dx] + acc[k, dy, dx]
-
-
 @njit(cache=True, nogil=True, fastmath=True)
-def _dot(win, tz, dy, dx):
+def _dot_sums(win, tz, dy, dx):
+    """The patch ``tz`` dotted with the window under it at (dy, dx), and the sum of those window values
+    and of their squares, in one pass (the climb visits a dozen of the shifts: no integral images)."""
     num = 0.0
+    s = 0.0
+    s2 = 0.0
     for r in range(tz.shape[0]):
         for c in range(tz.shape[1]):
-            num += tz[r, c] * win[dy + r, dx + c]
-    return num
+            w = win[dy + r, dx + c]
+            num += tz[r, c] * w
+            s += w
+            s2 += w * w
+    return num, s, s2
 
 
 @njit(cache=True, nogil=True)
-def _corr_at(win, tz, t_norm, sums, dy, dx):
+def _corr_at(win, tz, t_norm, dy, dx):
     """The zero-mean patch ``tz`` (norm ``t_norm``) correlated with ``win`` at shift (dy, dx)."""
     count = float(tz.shape[0] * tz.shape[1])
-    s, s2 = sums[0, dy, dx], sums[1, dy, dx]
+    num, s, s2 = _dot_sums(win, tz, dy, dx)
     var = max(s2 - s * s / count, 0.0)
     # OpenCV's guard: a flat window (rounding noise only) correlates 0.
     if var <= min(0.5, 10.0 * 1.1920929e-07 * s2) or t_norm <= 0.0:
         return 0.0
-    return min(max(_dot(win, tz, dy, dx) / (math.sqrt(var) * t_norm), -1.0), 1.0)
+    return min(max(num / (math.sqrt(var) * t_norm), -1.0), 1.0)
 
 
 @njit(cache=True, nogil=True)
-def _fill(win, tz, t_norm, corr, sums, dy, dx):
+def _fill(win, tz, t_norm, corr, dy, dx):
     if math.isnan(corr[dy, dx]):
-        corr[dy, dx] = _corr_at(win, tz, t_norm, sums, dy, dx)
+        corr[dy, dx] = _corr_at(win, tz, t_norm, dy, dx)
 
 
 @njit(cache=True, nogil=True)
-def _best(win, tz, t_norm, corr, sums, climb):
+def _best(win, tz, t_norm, corr, climb):
     """The (dy, dx) of the best correlation: over every shift, or (``climb``) uphill from the centre,
     each step to the best of the 3 x 3 around it, until the centre of that is best."""
     n = corr.shape[0]
     if not climb:
         for dy in range(n):
             for dx in range(n):
-                _fill(win, tz, t_norm, corr, sums, dy, dx)
+                _fill(win, tz, t_norm, corr, dy, dx)
         by, bx = 0, 0
         for dy in range(n):  # the first maximum in raster order, as cv2.minMaxLoc
             for dx in range(n):
@@ -140,7 +130,7 @@ def _best(win, tz, t_norm, corr, sums, climb):
         cy, cx = by, bx
         for dy in range(max(0, cy - 1), min(n, cy + 2)):
             for dx in range(max(0, cx - 1), min(n, cx + 2)):
-                _fill(win, tz, t_norm, corr, sums, dy, dx)
+                _fill(win, tz, t_norm, corr, dy, dx)
         for dy in range(max(0, cy - 1), min(n, cy + 2)):
             for dx in range(max(0, cx - 1), min(n, cx + 2)):
                 if corr[dy, dx] > corr[by, bx]:
@@ -164,7 +154,6 @@ def match_anchors_kernel(image, lin, shifts, patches, m, climb, out):
     win = np.empty((p + 2 * m, p + 2 * m), np.float64)
     corr = np.empty((2 * m + 1, 2 * m + 1), np.float64)
     tz = np.empty((p, p), np.float64)
-    sums = np.empty((2, 2 * m + 1, 2 * m + 1), np.float64)
     for i in range(n):
         mean = 0.0
         for r in range(p):
@@ -177,9 +166,8 @@ def match_anchors_kernel(image, lin, shifts, patches, m, climb, out):
                 tz[r, c] = float(patches[i, r, c]) - mean
                 t2 += tz[r, c] * tz[r, c]
         _window(image, lin, shifts[i, 0], shifts[i, 1], win)
-        _sums(win, p, sums)
         corr[:] = np.nan
-        by, bx = _best(win, tz, math.sqrt(t2), corr, sums, climb)
+        by, bx = _best(win, tz, math.sqrt(t2), corr, climb)
         fx = fy = 0.0
         if 0 < bx < corr.shape[1] - 1:
             fx = _vertex(corr[by, bx - 1], corr[by, bx], corr[by, bx + 1])

@@ -71,10 +71,22 @@ def shrink(image: np.ndarray, px_per_in: float, dpi: float) -> np.ndarray:
         image = cv2.pyrDown(image)
         px_per_in /= 2
     f = dpi / px_per_in
+    size = (max(8, round(image.shape[1] * f)), max(8, round(image.shape[0] * f)))
+    step = round(px_per_in / dpi)
+    if step % 2 == 1 and step > 1 and abs(px_per_in - step * dpi) < 1e-9 and _strided_fits(image.shape, step, size):
+        # An odd whole step (a 300 DPI scan to 100 DPI): the linear resample's sample points fall on pixel
+        # centres, ``(step - 1) / 2`` in from each block's corner, so it takes those pixels unchanged; the
+        # same bytes by slicing, in a third of the time (`cv2.resize` still interpolates with weights 1, 0).
+        o = (step - 1) // 2
+        return np.ascontiguousarray(image[o::step, o::step])
     # After the pyramid the image is already smoothed: a linear resample of the last step is enough.
-    return cv2.resize(
-        image, (max(8, round(image.shape[1] * f)), max(8, round(image.shape[0] * f))), interpolation=cv2.INTER_LINEAR
-    )
+    return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+
+
+def _strided_fits(shape: tuple[int, ...], step: int, size: tuple[int, int]) -> bool:
+    """Whether the image is ``size`` (w, h) blocks of ``step`` pixels: only then is OpenCV's scale exactly
+    ``1 / step`` (it divides the sizes) and its sample points on pixel centres."""
+    return shape[1] == size[0] * step and shape[0] == size[1] * step
 
 
 def level(image: np.ndarray, q: float) -> float:

@@ -125,10 +125,13 @@ def match_page(
         if other.page == win.page and same_targets(win, other):
             twin = True  # printed alike: no pixel can tell them apart, and no mark depends on which
             continue
-        # Close overall: compare only where the two blanks differ (a contest, a name).
-        a, b = prepared(tset, win).match, prepared(tset, other).match
-        share = closer_share(frame, a, b)
-        if share < MIN_CLOSER and differs_toward(frame, a, b) < MIN_DIFF_CORRELATION:
+        # Close overall: compare only where the two blanks differ (a contest, a name): those pixels are
+        # found once per pair and process (`differing`), not on the whole frame for every page.
+        where = differing(tset, win, other)
+        a, b = prepared(tset, win).match.ravel()[where], prepared(tset, other).match.ravel()[where]
+        f = frame.ravel()[where]
+        share = closer_share(f, a, b)
+        if share < MIN_CLOSER and differs_toward(f, a, b) < MIN_DIFF_CORRELATION:
             raise ReadError(
                 "template_ambiguous",
                 f"the page matches {win.key} and {other.key} about equally "
@@ -136,3 +139,20 @@ def match_page(
                 "where they differ), and its code does not read",
             )
     return win, twin
+
+
+_DIFFERING: dict[tuple[str, str, str], np.ndarray] = {}
+
+
+def differing(tset: TemplateSet, a: TemplatePage, b: TemplatePage, min_diff: float = 80.0) -> np.ndarray:
+    """The flat indices of the `MATCH_DPI` pixels where blanks ``a`` and ``b`` differ by at least
+    ``min_diff`` (what `closer_share` and `differs_toward` compare), made once per pair and process.
+    On those pixels alone both give what they give on the whole frame: every other pixel is left out
+    by their own test."""
+    key = (tset.folder, a.key, b.key)
+    hit = _DIFFERING.get(key)
+    if hit is None:
+        pa, pb = prepared(tset, a).match, prepared(tset, b).match
+        hit = np.flatnonzero(np.abs(pa - pb) >= min_diff) if pa.shape == pb.shape else np.zeros(0, np.int64)
+        _DIFFERING[key] = hit
+    return hit

@@ -16,12 +16,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import zxingcpp
 
 from ..detect.template import PRINT_MARGIN_IN, PageTemplate, build_points
 from ..election.geometry import Rect
 from ..election.layout import TargetLayout
 from ..kernels import TargetPoints
 from .align import COARSE_DPI, FINE_DPI, MATCH_DPI, Anchor, AnchorStack, anchors, prepare, print_angle, unit
+from .codes import code_format
 from .find import ARROW_GAP_INSET_IN
 from .model import TemplatePage, TemplateSet
 from .spread import band_runs, edge_bands
@@ -48,6 +50,7 @@ class PreparedPage:
     band_xy: np.ndarray  # (M, 2) page inches around print away from targets (`spread.edge_bands`)
     band: np.ndarray  # (M,) their distance band, blank pixels
     band_run: np.ndarray  # (M,) their run of the page (`spread.band_runs`), made once here
+    code_format: zxingcpp.BarcodeFormat | None = None  # the bar code's symbology (`codes.code_format`)
 
 
 def _ink(blank: np.ndarray) -> np.ndarray:
@@ -87,6 +90,7 @@ def prepare_page(folder: Path, page: TemplatePage) -> PreparedPage:
         band_xy,
         band,
         band_runs(band_xy),
+        code_format(blank, page.dpi, page.code),
     )
 
 

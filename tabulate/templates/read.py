@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+import zxingcpp
 
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
@@ -217,14 +218,24 @@ class TemplateReader:
         self, image: np.ndarray, dpi: float, turns: tuple[int, int]
     ) -> list[tuple[float, TemplatePage, int]]:
         """A QR code read where the set prints it on an unskewed page: its page, both turns, first (cheap)."""
-        rects = {p.code.rect for p in self.tset.pages if p.code is not None and p.code.kind == "qr"}
+        coded = [p for p in self.tset.pages if p.code is not None and p.code.kind == "qr"]
+        rects = {p.code.rect for p in coded if p.code is not None}
+        formats = self._code_formats(coded)
         for rect in rects:
             for k in turns:
-                text = read_qr_near(image, nominal(image.shape, k, dpi, *self.paper_in), rect)
+                text = read_qr_near(image, nominal(image.shape, k, dpi, *self.paper_in), rect, formats=formats, dpi=dpi)
                 named = self.tset.page_for_code(text) if text else None
                 if named is not None:
                     return [(1.0, named, k), (0.0, named, (k + 2) % 4)]
         return []
+
+    def _code_formats(self, pages: list[TemplatePage]) -> zxingcpp.BarcodeFormats | None:
+        """The symbologies ``pages`` print their bar codes in (None, every one, if any is not known)."""
+        found = [prepared(self.tset, p).code_format for p in pages]
+        known = {f for f in found if f is not None}
+        if not found or len(known) < len(set(found)):
+            return None
+        return zxingcpp.BarcodeFormats(sorted(known, key=str))
 
     def interchangeable(self, style_a: str, style_b: str, page: int) -> bool:
         """Whether two styles print this page alike: the same contests' options at the same places (a back
@@ -256,7 +267,7 @@ class TemplateReader:
         if by_code and by_code[0][1] is tp:
             return tp, reg, False  # its code, read before the fit, names this page: no second read
         if tp.code is not None:
-            text = read_code(image, reg.affine, tp.code, reg.paper, reg.ink)
+            text = read_code(image, reg.affine, tp.code, reg.paper, reg.ink, self._code_formats([tp]))
             named = self.tset.page_for_code(text) if text else None
             if named is tp:
                 return tp, reg, False
