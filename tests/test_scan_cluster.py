@@ -11,13 +11,14 @@ import json
 import os
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import fsspec
 import pytest
 from test_scan_support import ELECTION_PATH, OVERVOTE, election, fake_interpreter, make_batch, write_sheet
 
 from tabulate.central import ScanPlan, run_batch
-from tabulate.central.cluster import _Result
+from tabulate.central.cluster import DaskReaders, _Result
 from tabulate.cli import main
 from tabulate.store import open_store
 
@@ -136,6 +137,33 @@ def test_a_sheet_whose_worker_keeps_dying_is_set_aside_as_reader_crashed(tmp_pat
     readers = Readers()
     assert _Result(Killed(), "the sheet", readers).result(1) == ("the sheet", "reader_crashed")
     assert len(readers.forgotten) == 1
+
+
+def test_every_task_carries_the_election_itself_so_no_lost_worker_can_take_it_away(e):
+    """A scattered election lived on the workers: when one died holding the only copy the scheduler knew of,
+    every task still to run was cancelled ("lose scattered data, which can't be recovered"). No task may
+    depend on data a worker holds."""
+
+    class Client:
+        def __init__(self):
+            self.submitted = []
+
+        def scheduler_info(self):
+            return {"workers": {"w1": {"nthreads": 1}, "w2": {"nthreads": 1}}}
+
+        def scatter(self, *a, **kw):
+            raise AssertionError("nothing is scattered: a worker's death would take it away")
+
+        def submit(self, fn, *args, **kw):
+            self.submitted.append(args)
+            return object()
+
+    client = Client()
+    readers = DaskReaders(client, e, fake_interpreter, timeout=60)
+    sheet = SimpleNamespace(position=7)
+    readers.submit(sheet)
+    (args,) = client.submitted
+    assert args[0] is e and args[2] is sheet
 
 
 def crash_once(election, pages):

@@ -9,9 +9,17 @@ ids, positions, occurrences and votes, hence byte-identical exports.
 Why Dask rather than a home-made queue: its scheduler already re-runs the
 tasks of a worker that dies (a lost machine, the kernel's OOM killer), up to
 ``distributed.scheduler.allowed-failures`` times, then reports the task as
-``KilledWorker``; it ships one copy of the election to every worker
-(``scatter(broadcast=True)``), shows progress on its dashboard, and deploys on
-SSH, Kubernetes and HPC batch systems (docs/scale.md). What it does not give,
+``KilledWorker``; it shows progress on its dashboard, and deploys on
+SSH, Kubernetes and HPC batch systems (docs/scale.md).
+
+The election travels with each task (about 7 kB pickled; the workers' layout
+and template caches are keyed by its content, so nothing is rebuilt). It was
+once scattered to every worker instead, but when a worker died the scheduler
+sometimes knew of one copy only ("Removing worker ... caused the cluster to
+lose scattered data, which can't be recovered"), and every task still to run
+was cancelled with it: the batch stopped with ``FutureCancelledError`` after
+the very worker loss it exists to survive (seen once in ~30 runs of
+`tests/test_scan_cluster.py`'s lost-worker test on a loaded machine). What it does not give,
 exactly-once recording, the store gives: results are recorded by sheet
 identity, and a re-run skips what is recorded.
 
@@ -119,7 +127,6 @@ class DaskReaders:
         self.timeout = timeout
         self._election = election
         self._interpreter = interpreter
-        self._remote_election = self._client.scatter(election, broadcast=True, hash=False)
         self._futures: set = set()
         threads = sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values())
         self.workers = max(1, threads)
@@ -134,7 +141,7 @@ class DaskReaders:
         # A fresh key per submission: a sheet re-submitted after a timeout is a new task, not the stuck one.
         future = self._client.submit(
             read_on_worker,
-            self._remote_election,
+            self._election,
             self._interpreter,
             sheet,
             key=f"sheet-{sheet.position}-{uuid.uuid4().hex}",
