@@ -15,7 +15,15 @@ from types import SimpleNamespace
 
 import fsspec
 import pytest
-from test_scan_support import ELECTION_PATH, OVERVOTE, election, fake_interpreter, make_batch, write_sheet
+from test_scan_support import (
+    ELECTION_PATH,
+    OVERVOTE,
+    e,  # noqa: F401 (fixtures)
+    election,
+    fake_interpreter,
+    make_batch,
+    write_sheet,
+)
 
 from tabulate.central import ScanPlan, run_batch
 from tabulate.central.cluster import DaskReaders, _Result
@@ -26,11 +34,6 @@ distributed = pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANS = ROOT / "samples" / "general" / "scans"
-
-
-@pytest.fixture(scope="module")
-def e():
-    return election()
 
 
 @pytest.fixture(scope="module")

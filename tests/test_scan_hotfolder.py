@@ -8,31 +8,15 @@ deterministic: no real waiting, no races with the file system's timestamps.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 
-import pytest
-from test_scan_support import ELECTION_PATH, election, fake_interpreter, page_text
+from test_scan_support import ELECTION_PATH, e, election, fake_interpreter, page_text, store  # noqa: F401 (fixtures)
 
 from tabulate.central import HotFolder, run_batch
 from tabulate.central.hotfolder import has_end_marker
 from tabulate.central.report import format_summary
 from tabulate.cli import main
-from tabulate.store import open_store
-
-
-@pytest.fixture(scope="module")
-def e():
-    return election()
-
-
-@pytest.fixture
-def store(tmp_path, e):
-    s = open_store(tmp_path / "store.db")
-    s.bind_election(e, json.loads(ELECTION_PATH.read_text()))
-    yield s
-    s.close()
 
 
 class SlowScanner:

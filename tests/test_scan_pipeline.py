@@ -15,14 +15,16 @@ import tracemalloc
 import numpy as np
 import pytest
 import tifffile
-from test_scan_support import (
+from test_scan_support import (  # noqa: F401 (fixtures)
     ELECTION_PATH,
     OVERVOTE,
     PLAIN,
+    e,
     election,
     fake_interpreter,
     make_batch,
     page_text,
+    store,
     write_sheet,
 )
 
@@ -31,19 +33,6 @@ from tabulate.central.pages import PageLoadError, load_page
 from tabulate.central.report import format_summary
 from tabulate.central.sources import PageSource
 from tabulate.store import open_store
-
-
-@pytest.fixture(scope="module")
-def e():
-    return election()
-
-
-@pytest.fixture
-def store(tmp_path, e):
-    s = open_store(tmp_path / "store.db")
-    s.bind_election(e, json.loads(ELECTION_PATH.read_text()))
-    yield s
-    s.close()
 
 
 def run(store, e, name, paths, *, workers=2, vote_type="election_day", **kw):

@@ -9,13 +9,12 @@ most tests read in this process (`InlineReaders`), one keeps a real pool.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from concurrent.futures import Future
 
 import pytest
-from test_scan_support import ELECTION_PATH, election, fake_interpreter, make_batch, page_text
+from test_scan_support import ELECTION_PATH, e, election, fake_interpreter, make_batch, page_text, store  # noqa: F401 (fixtures)
 
 from tabulate.central import HotFolder
 from tabulate.central.pipeline import start_readers
@@ -23,21 +22,7 @@ from tabulate.central.station import Station, run_station
 from tabulate.central.tubs import DONE_MARKER, RELIST_SECONDS, SETTINGS_FILE, TubFolders, TubSettings, list_subfolders
 from tabulate.central.worker import read_sheet_source
 from tabulate.cli import main
-from tabulate.store import open_store
 from tabulate.store.batch_lock import BatchLock
-
-
-@pytest.fixture(scope="module")
-def e():
-    return election()
-
-
-@pytest.fixture
-def store(tmp_path, e):
-    s = open_store(tmp_path / "store.db")
-    s.bind_election(e, json.loads(ELECTION_PATH.read_text()))
-    yield s
-    s.close()
 
 
 class InlineReaders:

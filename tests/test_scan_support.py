@@ -18,12 +18,14 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from tabulate.central import Interpretation
 from tabulate.central.interpret import votes_outcome
 from tabulate.core.marks import BallotMarks, OptionMark
 from tabulate.election import Election, load_election
 from tabulate.rules import apply_rules, marks_to_dict
-from tabulate.store import SheetReason
+from tabulate.store import SheetReason, open_store
 
 REPO = Path(__file__).resolve().parents[1]
 ELECTION_PATH = REPO / "samples" / "general" / "election.json"
@@ -113,3 +115,18 @@ def make_batch(folder: Path, election: Election, n: int, *, start: int = 0) -> l
         marks = {"president": [choices[i % 3]], "amendment-1": ["yes" if i % 2 else "no"]}
         files += write_sheet(folder, f"sheet-{i + 1:05d}", election, marks)
     return files
+
+
+@pytest.fixture(scope="module")
+def e() -> Election:
+    """The sample general election (shared by a module's tests: nothing changes it)."""
+    return election()
+
+
+@pytest.fixture
+def store(tmp_path, e):
+    """A new store bound to the sample general election."""
+    s = open_store(tmp_path / "store.db")
+    s.bind_election(e, json.loads(ELECTION_PATH.read_text()))
+    yield s
+    s.close()
