@@ -121,11 +121,11 @@ MIXED = design_variant(
     "mixed",
     by_style=tuple((s, design_variant("arrows", "long17", paper_in=(8.5, 17.0), bottom_in=16.2)) for s in ("3",)),
 )
-#: The boxes with style 2 on legal paper, the rest on letter.
+#: The boxes with style 1 on legal paper, the rest on letter (the set's first page the longer one).
 MIXED_BOXES = design_variant(
     "boxes",
     "mixed",
-    by_style=tuple((s, design_variant("boxes", "legal", paper_in=(8.5, 14.0), bottom_in=13.35)) for s in ("2",)),
+    by_style=tuple((s, design_variant("boxes", "legal", paper_in=(8.5, 14.0), bottom_in=13.35)) for s in ("1",)),
 )
 
 

@@ -29,8 +29,20 @@ def refuse_second_sheet(election: Election, name: str, sizes: list[int]) -> None
         for i in range(1, len(want) - len(sizes)):
             if want[i : i + len(sizes)] == sizes:
                 raise TemplateError(
-                    f"{name}: its {len(sizes)} contests are contests {i + 1}-{i + len(sizes)} of style {style.id}'s "
-                    f"{len(want)}, from the middle of its list: a page of a ballot on two sheets (four pages), which "
-                    "a style cannot describe (a style is one sheet: a front from the start of its contests, a back "
-                    "from the end); write each sheet in the election as a style of its own and import again"
+                    f"{name}: its {len(sizes)} contests' target counts are those of contests {i + 1}-{i + len(sizes)} "
+                    f"of style {style.id}'s {len(want)}, from the middle of its list: if it is a page of a ballot on "
+                    "two sheets (four pages), a style cannot describe it (a style is one sheet: a front from the "
+                    "start of its contests, a back from the end): write each sheet in the election as a style of "
+                    "its own and import again; otherwise set its style and page in the map file"
                 )
+
+
+def one_off(election: Election, sizes: list[int]) -> bool:
+    """Whether the page's contests' target counts are some style's front or back with one contest's off
+    (a target missed or a drawing taken for one): then that contest is named, not a second sheet guessed."""
+    for style in election.ballot_styles:
+        want = [len(c.options) for c in election.style_contests(style.id)]
+        for part in (want[: len(sizes)], want[-len(sizes) :]):
+            if len(part) == len(sizes) and sum(a != b for a, b in zip(sizes, part)) <= 1:
+                return True
+    return False
