@@ -28,7 +28,7 @@ from tabulate.detect.read import read_sheet
 from tabulate.election import load_election, parse_election
 from tabulate.templates import TemplateError, TemplateReader, import_templates
 from tabulate.templates.blanks import load_blanks
-from tabulate.templates.exports import split_sides
+from tabulate.templates.exports import paper_of, split_sides
 
 ROOT = Path(__file__).parents[1]
 GENERAL = ROOT / "samples" / "general" / "election.json"
@@ -169,3 +169,31 @@ def test_a_style_on_longer_paper_is_laid_out_on_it():
     mixed = design_variant("boxes", "mixed14", by_style=(("1", legal),))
     assert vendor_layout(election, "1", mixed).pages[0].height_in == 14.0
     assert vendor_layout(election, "2", mixed).pages[0].height_in == 11.0
+
+
+def test_paper_of_picks_the_sets_paper_the_image_has_the_shape_of():
+    papers = [(8.5, 11.0), (8.5, 14.0), (8.5, 17.0)]
+    assert paper_of((3300, 2550), papers) == (8.5, 11.0)
+    assert paper_of((2550, 4200), papers) == (8.5, 14.0)  # a legal page fed sideways
+    assert paper_of((3400, 1700), papers) == (8.5, 17.0)
+    assert paper_of((3300 + 600, 2550), [(8.5, 11.0)]) == (8.5, 11.0)  # a strip below: the only paper
+    assert paper_of((4600, 2000), papers) == (8.5, 11.0)  # no paper's shape: the shortest, read by width
+
+
+def test_a_letter_page_reads_with_a_set_whose_first_style_is_on_legal(tmp_path):
+    """A set mixing paper lengths by style: style 1 on legal (the set's first page), style 2 on letter.
+    The reader took its paper from the set's first page, so a letter page looked like a legal page fed
+    sideways with something below it, was given a resolution 21 % low and refused (`registration_residual`)."""
+    election = load_election(GENERAL)
+    legal = design_variant("boxes", "legal14", paper_in=(8.5, 14.0), bottom_in=13.35)
+    mixed = design_variant("boxes", "mixed14", by_style=(("1", legal),))
+    blanks = write_blanks(election, mixed, tmp_path / "blanks", styles=("1", "2"))
+    fronts = [p for p in blanks if p.stem.endswith("p1")]
+    import_templates(election, fronts, tmp_path / "set", score=False)
+    reader = TemplateReader(str(tmp_path / "set"))
+    assert reader.paper_in == (8.5, 14.0)
+    images, truth = simulate_vendor_sheet(election, mixed, 0, 2026)
+    assert truth["style"] == "2" and truth["vendor"]["quarter_turns"] == 0 and truth["images"][0]["page"] == 1
+    page = reader.read_image(election, images[0])
+    assert page.ok, page.reason
+    assert (page.style_id, page.page) == ("2", 1)

@@ -93,6 +93,21 @@ def split_sides(image: np.ndarray, papers: list[tuple[float, float]]) -> tuple[n
     return np.ascontiguousarray(image[:, :mid]), np.ascontiguousarray(image[:, mid:])
 
 
+def paper_of(shape: tuple[int, int], papers: list[tuple[float, float]]) -> tuple[float, float]:
+    """The paper (of a set's ``papers``, shortest first) whose shape the image has, either way up; the shortest
+    when none has (an image longer than its page is then read by its width, `page_dpi`).
+
+    A set may mix paper lengths by style (letter for short styles, legal or 17 in for long ones). Taken as
+    the set's first page's paper, a letter page read with a legal set's paper looked like a page fed
+    sideways with something below it, got a resolution 21 % low, and was refused (`registration_residual`)."""
+    rows, cols = shape
+    ratio = rows / cols
+    for w, h in papers:
+        if abs(ratio / (h / w) - 1) <= SHAPE_TOLERANCE or abs(ratio / (w / h) - 1) <= SHAPE_TOLERANCE:
+            return w, h
+    return papers[0]
+
+
 #: Image rows beyond the placed paper (inches) past which `paper_rows` trims them.
 BEYOND_IN = 0.25
 
