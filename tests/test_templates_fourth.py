@@ -28,6 +28,7 @@ from tabulate.detect.read import read_sheet
 from tabulate.election import load_election, parse_election
 from tabulate.templates import TemplateError, TemplateReader, import_templates
 from tabulate.templates.blanks import load_blanks
+from tabulate.templates.dither import isolated_share, undither
 from tabulate.templates.exports import paper_of, split_sides
 
 ROOT = Path(__file__).parents[1]
@@ -197,3 +198,38 @@ def test_a_letter_page_reads_with_a_set_whose_first_style_is_on_legal(tmp_path):
     page = reader.read_image(election, images[0])
     assert page.ok, page.reason
     assert (page.style_id, page.page) == ("2", 1)
+
+
+def test_an_error_diffused_bitonal_page_is_told_from_a_thresholded_one(front):
+    """A scanner's error-diffusion ("halftone") bitonal mode turns paper grain into lone dots; a fixed
+    threshold leaves solid strokes. Only the first is blurred back to grey (the same object otherwise)."""
+    thresholded = np.where(front < 128, 0, 255).astype(np.uint8)
+    grain = np.clip(front.astype(int) - 15, 0, 255).astype(np.uint8)  # paper at grey 240
+    diffused = np.asarray(Image.fromarray(grain).convert("1"), dtype=np.uint8) * 255
+    assert isolated_share(thresholded) < 1e-4 and isolated_share(front) == 0.0
+    assert isolated_share(diffused) > 0.03
+    assert undither(thresholded) is thresholded and undither(front) is front
+    grey = undither(diffused)
+    assert abs(float(np.median(grey)) - 240) < 8  # the paper's grey again, not dots
+
+
+def test_a_clean_ballot_scanned_with_error_diffusion_is_not_sent_to_a_person(tmp_path):
+    """Boxes at 300 DPI scanned bitonal at 200 DPI by error diffusion: every blank oval scored 0.04-0.05
+    (marginal at 0.035) and the hand reading called them marked; all 4 clean ballots of the variant went
+    to a person. Read as the grey the dots stand for, the blank ovals are blank again."""
+    election = load_election(GENERAL)
+    images, truth = simulate_vendor_sheet(election, "boxes", 3, 2026, population="realistic")
+    assert not truth["needs_review"]
+    blanks = write_blanks(election, "boxes", tmp_path / "blanks", styles=(truth["style"],))
+    import_templates(election, blanks, tmp_path / "set")
+    reader = TemplateReader(str(tmp_path / "set"))
+    marked = {(t["contest"], t["option"]) for t in truth["targets"] if t["kind"] != "none"}
+    img = images[0]
+    small = cv2.resize(img, None, fx=2 / 3, fy=2 / 3, interpolation=cv2.INTER_AREA)
+    dots = np.asarray(Image.fromarray(small).convert("1"), dtype=np.uint8) * 255
+    page = reader.read_image(election, dots)
+    assert page.ok, page.reason
+    blank = [t for t in page.targets if (t.contest_id, t.option_id) not in marked]
+    assert blank and all(t.scan == "unmarked" and t.hand == "unmarked" for t in blank), [
+        (t.option_id, t.scan, t.hand, round(t.score, 3)) for t in blank if t.scan != "unmarked" or t.hand != "unmarked"
+    ]

@@ -55,6 +55,7 @@ from .align import (
 from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
+from .dither import undither
 from .exports import page_dpi, paper_of, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
 from .matching import MatchBasis, frame_as_blank, match_page
@@ -121,7 +122,7 @@ class TemplateReader:
                 )
             base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
             t0 = time.perf_counter()
-            image = paint_background(image)  # a scanner's black background round the paper
+            image = paint_background(undither(image))  # error-diffused dots back to grey; a black background
             tp, reg, twin = self._identify(image)
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
