@@ -19,7 +19,14 @@ says and read with the set. Two kinds of change:
   40, bitonal at a light or a dark threshold, scale +-3 %, skew 3 deg, every
   quarter turn, heavy bleed-through, a fold through a target, the scanner's
   black background round the page (and a page fed off-centre, one edge cut),
-  uneven illumination.
+  uneven illumination; the fourth round (`variant_scans.py`): grey JPEG at
+  quality 50-60 (at 150 DPI too), error-diffusion bitonal, the feed stretched
+  along its length, torn corners, staple holes, a double feed;
+* **exported differently**: front and back side by side (split as ``tabulate
+  templates split-sides`` does), both sides in one TIFF, every style's sample
+  in one PDF, an EMS's PDF of images (`variant_pdfs.py`: a 150 DPI raster,
+  pages stored turned with /Rotate, landscape pages, a crop box), a set mixing
+  paper lengths by style (`Design.by_style`).
 
 Per variant one line: import ok, pages identified, definite-mark errors
 (definite marks read unmarked + clear non-marks read marked), ambiguous marks
