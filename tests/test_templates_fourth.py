@@ -30,6 +30,7 @@ from tabulate.templates import TemplateError, TemplateReader, import_templates
 from tabulate.templates.blanks import load_blanks
 from tabulate.templates.dither import isolated_share, undither
 from tabulate.templates.exports import paper_of, split_sides
+from tabulate.templates.sides import split_files
 
 ROOT = Path(__file__).parents[1]
 GENERAL = ROOT / "samples" / "general" / "election.json"
@@ -97,6 +98,19 @@ def test_split_sides_cuts_two_pages_and_leaves_a_single_page_alone(front):
     assert np.array_equal(halves[0], front) and np.array_equal(halves[1], front[:, ::-1])
     assert split_sides(front, [(8.5, 11.0)]) is None
     assert split_sides(np.hstack([front, front]), [(8.5, 14.0)]) is None  # not two legal pages
+
+
+def test_split_files_never_overwrites_one_images_halves_with_anothers(tmp_path, front):
+    """The same file name in two folders (two batches): the second image's halves would have replaced the
+    first's, losing a sheet. The second is refused and named instead."""
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "0001.png").write_bytes(cv2.imencode(".png", np.hstack([front, front]))[1].tobytes())
+    result = split_files([tmp_path / "a" / "0001.png", tmp_path / "b" / "0001.png"], tmp_path / "out", [(8.5, 11.0)])
+    assert [p.name for p in result.written] == ["0001-front.png", "0001-back.png"]
+    assert len(result.refused) == 1 and result.refused[0][0].startswith(str(tmp_path / "b"))
+    rows = list(csv.DictReader((tmp_path / "out" / "split-sides.csv").open(encoding="utf-8")))
+    assert len(rows) == 2
 
 
 def test_a_sheet_exported_side_by_side_is_split_and_both_sides_read(tmp_path):

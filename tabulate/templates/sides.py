@@ -13,7 +13,9 @@ sheets is not what a clerk should be told first, so this writes the halves as fi
 * ``split-sides.csv``: each written file with the image and page it came from, the half, and the SHA-256 of
   the original file, so an auditor can go from the store's record of a half back to the scanner's image.
 
-An image that is not two pages side by side is not written and is named: nothing is guessed.
+An image that is not two pages side by side is not written and is named: nothing is guessed. Nor is
+an image whose halves would take the names of another's (the same file name in two folders): split each
+folder into its own output folder.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ def split_files(paths: list[Path], out: Path, papers: list[tuple[float, float]])
         stem = Path(path).stem
         for h in pages:
             name = f"{stem}-p{h.index + 1}" if len(pages) > 1 else stem
+            if out / f"{name}-front.png" in written:  # two images of one name (from two folders): never overwrite
+                refused.append((f"{path}#{h.index + 1}", f"another image's halves are already named {name}-*"))
+                continue
             try:
                 halves = split_sides(decode_page(data, h), papers)
             except ReadError as e:
