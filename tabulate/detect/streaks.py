@@ -101,14 +101,17 @@ def _first_paper_row(band: np.ndarray, half: float) -> int:
     """The index of the first row of ``band`` whose mean is above ``half``, or 0 if none is.
 
     A few rows at a time, stopping at the first that shows paper: each row's mean is
-    OpenCV's own (a row is reduced alone, so the chunk does not change it), and a scan
-    cut to the page needs one chunk, not an inch of rows.
+    OpenCV's own (a row is reduced alone, so the chunk does not change it). The first row
+    is looked at alone (a scan cut to the page shows paper there: one row, not a chunk,
+    to copy and reduce), then `_EDGE_CHUNK` rows at a time, not an inch of rows.
     """
-    for start in range(0, band.shape[0], _EDGE_CHUNK):
-        chunk = band[start : start + _EDGE_CHUNK]
+    start, size = 0, 1
+    while start < band.shape[0]:
+        chunk = band[start : start + size]
         means = cv2.reduce(np.ascontiguousarray(chunk), 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[:, 0] > half
         if means.any():
             return start + int(np.argmax(means))
+        start, size = start + size, _EDGE_CHUNK
     return 0
 
 
