@@ -83,27 +83,15 @@ def test_a_fit_that_puts_the_template_paper_off_the_image_is_refused():
     assert e.value.code == "registration_residual" and "off the scanned image" in e.value.reason
 
 
-def test_scouts_spread_over_the_page_strongest_first_not_the_strongest_bunch():
-    """The half-resolution search places the scouts: the strongest anchor, then each time the one
-    farthest from those taken, so a page's strongest print bunched in one box does not pin the fit."""
-    from tabulate.templates.align import SCOUT_ANCHORS, AnchorStack, scout_order
+def test_the_narrow_search_matches_each_anchors_central_square_on_the_same_centre():
+    from tabulate.templates.align import AnchorStack
 
-    bunch = [(1.0 + 0.1 * i, 1.0 + 0.05 * i) for i in range(10)]  # the strongest ten, in one corner
-    far = [(7.5, 1.0), (1.0, 10.0), (7.5, 10.0), (4.2, 5.5)]
-    xy = np.array(bunch + far)
-    order = scout_order(xy)
-    assert sorted(order.tolist()) == list(range(len(xy)))  # every anchor once
-    assert order[0] == 0  # the strongest first
-    assert set(order[1:4].tolist()) == {10, 11, 12}  # then the far corners, before any of the bunch
-    patches = np.arange(len(xy) * 51 * 51).reshape(len(xy), 51, 51).astype(np.uint8)
-    stack = AnchorStack(xy, patches, np.zeros((len(xy), 25, 25), np.uint8))
-    assert len(stack.scouts.xy) == SCOUT_ANCHORS == 9
-    assert {tuple(p) for p in stack.scouts.xy} >= set(far)
-    assert np.array_equal(stack.scouts.patches[1], patches[order[1]])
-    # The narrow search's patches: each anchor's central 0.35 in, on the same centre pixel.
-    assert stack.cores.shape == (len(xy), 35, 35)
+    patches = np.arange(3 * 51 * 51).reshape(3, 51, 51).astype(np.uint8)
+    stack = AnchorStack(np.zeros((3, 2)), patches, np.zeros((3, 25, 25), np.uint8))
+    assert stack.cores.shape == (3, 35, 35)  # 0.35 in at 100 DPI
     assert np.array_equal(stack.cores[:, 17, 17], patches[:, 25, 25])
     assert np.array_equal(stack.cores[:, 0, 0], patches[:, 8, 8])
+    assert stack.cores is stack.cores  # made once
 
 
 def test_anchors_central_squares_fit_the_page_as_the_whole_patches_do():

@@ -15,9 +15,8 @@ prints, in three steps:
    strong print in two directions: a timing mark, a box corner, a heading's
    letters, chosen at load time by `anchors`) is found near where the
    coarse fit puts it by normalised cross-correlation, first at half
-   `FINE_DPI` over a wide window (half of the anchors, spread over the page:
-   the scouts), then at `FINE_DPI` over a narrow one (every anchor, its
-   central square), and the affine map is fitted to the anchors by least
+   `FINE_DPI` over a wide window, then at `FINE_DPI` over a narrow one (each
+   anchor's central square), and the affine map is fitted to the anchors by least
    squares. Its RMS
    residual is reported and a page above `MAX_RESIDUAL_IN` is refused, as for
    our own ballots.
@@ -55,9 +54,6 @@ ANCHOR_SEARCH_IN = 0.1
 #: Once the half-resolution search has placed the anchors, the full-resolution one looks only this far.
 ANCHOR_FINE_SEARCH_IN = 0.03
 MAX_ANCHORS = 18
-#: The half-resolution search places this many anchors first, spread over the page (`scout_order`): it
-#: only has to bring the full-resolution search within its reach, which then uses every anchor.
-SCOUT_ANCHORS = 9
 #: A wide anchor search that climbed from the coarse fit (`refine`'s ``climb``) is trusted up to this RMS
 #: residual (inches; the whole-window search's is under 0.003 in on the simulated families); above it the
 #: whole window is searched.
@@ -255,40 +251,12 @@ class AnchorStack:
             np.stack([a.half for a in anchor_list]) if anchor_list else np.zeros((0, 1, 1), np.uint8),
         )
 
-    def take(self, index: np.ndarray) -> AnchorStack:
-        """The anchors at ``index``, in that order."""
-        return AnchorStack(self.xy[index], self.patches[index], self.halves[index])
-
     @cached_property
     def cores(self) -> np.ndarray:
         """Each patch's central `ANCHOR_CORE_IN` square (odd, on the same centre), made once."""
         p = self.patches.shape[1]
         c = max(0, (p - (2 * int(ANCHOR_CORE_IN * FINE_DPI / 2) + 1)) // 2)
         return np.ascontiguousarray(self.patches[:, c : p - c, c : p - c])
-
-    @cached_property
-    def scouts(self) -> AnchorStack:
-        """The first `SCOUT_ANCHORS` of `scout_order` (every anchor when there are no more): made once."""
-        return self.take(scout_order(self.xy)[:SCOUT_ANCHORS])
-
-
-def scout_order(xy: np.ndarray) -> np.ndarray:
-    """The anchors ordered to spread over the page: the strongest first (`anchors` lists them by
-    strength), then each time the one farthest from all taken so far (the stronger of equals).
-
-    An affine fit is pinned by points far apart; the strongest anchors alone can bunch in one contest
-    box (the 12 strongest, tried in an earlier round, sent one clean ballot in 95 more to a person).
-    """
-    n = len(xy)
-    if n == 0:
-        return np.zeros(0, np.intp)
-    order = [0]
-    d2 = ((xy - xy[0]) ** 2).sum(axis=1)
-    for _ in range(n - 1):
-        i = int(np.argmax(d2))  # the first maximum: the stronger of equally far anchors
-        order.append(i)
-        d2 = np.minimum(d2, ((xy - xy[i]) ** 2).sum(axis=1))
-    return np.array(order, np.intp)
 
 
 def half_patch(patch: np.ndarray) -> np.ndarray:

@@ -366,16 +366,13 @@ class TemplateReader:
         fine, half = levels
         start = coarse_to_image(c, small_shape, dpi)
         anchors = prepared(self.tset, tp).anchor_stack
-        # Wide search at half resolution, then narrow at full resolution with every anchor: the fit the
-        # anchors give (with the strongest few only, a page at the skew and scale limits, its corners cut
-        # off, kept a wrong anchor, and one clean ballot in 95 more went to a person). The wide search
-        # need only bring the narrow one within reach: it places the scouts first (half the anchors,
-        # spread over the page: `AnchorStack.scouts`), climbing each one's correlation from the coarse
-        # fit. A scout not found, or a climb stuck on a lesser peak (a letter's neighbour), shows in the
-        # residual: then every anchor is climbed, and failing that every window searched whole.
-        affine, rms, n = refine(half, start, dpi, anchors.scouts, ANCHOR_SEARCH_IN, True, climb=True)
-        if not rms <= CLIMB_RMS_IN:
-            affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True, climb=True)
+        # Wide search at half resolution, then narrow at full resolution: the fit the anchors give. Every
+        # anchor in both: with the strongest few only, a page at the skew and scale limits (its corners
+        # cut off) kept a wrong anchor, and one clean ballot in 95 more went to a person.
+        # The wide search climbs each anchor's correlation from the coarse fit (a third of the work); a
+        # climb stuck on a lesser peak (a letter's neighbour) shows in the residual, and the whole
+        # window is searched then.
+        affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True, climb=True)
         if not rms <= CLIMB_RMS_IN:
             affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True)
         if math.isfinite(rms):
