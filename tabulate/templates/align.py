@@ -15,9 +15,8 @@ prints, in three steps:
    strong print in two directions: a timing mark, a box corner, a heading's
    letters, chosen at load time by `anchors`) is found near where the
    coarse fit puts it by normalised cross-correlation, first at half
-   `FINE_DPI` over a wide window, then at `FINE_DPI` over a narrow one (each
-   anchor's central square), and the affine map is fitted to the anchors by least
-   squares. Its RMS
+   `FINE_DPI` over a wide window, then at `FINE_DPI` over a narrow one, and
+   the affine map is fitted to the anchors by least squares. Its RMS
    residual is reported and a page above `MAX_RESIDUAL_IN` is refused, as for
    our own ballots.
 """
@@ -27,7 +26,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 import cv2
 import numpy as np
@@ -45,11 +43,6 @@ SKEW_STEP_DEG = 0.5
 SKEW_NEAR_DEG = (0.0,)
 FINE_DPI = 100.0
 ANCHOR_IN = 0.5
-#: The narrow search at full `FINE_DPI` matches only each anchor's central square this wide (inches): the
-#: half-resolution search has placed it within a few pixels, where the whole patch's outer ring adds
-#: little but cost (its correlations cost as the patch's area: half the work; the fits move by 0.002 in
-#: at most on the simulated families).
-ANCHOR_CORE_IN = 0.35
 ANCHOR_SEARCH_IN = 0.1
 #: Once the half-resolution search has placed the anchors, the full-resolution one looks only this far.
 ANCHOR_FINE_SEARCH_IN = 0.03
@@ -251,13 +244,6 @@ class AnchorStack:
             np.stack([a.half for a in anchor_list]) if anchor_list else np.zeros((0, 1, 1), np.uint8),
         )
 
-    @cached_property
-    def cores(self) -> np.ndarray:
-        """Each patch's central `ANCHOR_CORE_IN` square (odd, on the same centre), made once."""
-        p = self.patches.shape[1]
-        c = max(0, (p - (2 * int(ANCHOR_CORE_IN * FINE_DPI / 2) + 1)) // 2)
-        return np.ascontiguousarray(self.patches[:, c : p - c, c : p - c])
-
 
 def half_patch(patch: np.ndarray) -> np.ndarray:
     """An odd-sized `FINE_DPI` patch at half the resolution, smoothed as `cv2.pyrDown` smooths the page,
@@ -337,8 +323,7 @@ def refine(
     ``image_fine`` is the page at `FINE_DPI`, ``uint8`` as scanned. Each anchor is looked for within
     ``search_in`` of where ``affine`` puts it. With ``coarse_level`` ``image_fine`` is `half_image` of
     the fine page and the anchors' `half` patches are matched: a wide search costs a sixteenth as
-    much, and a narrow search at full `FINE_DPI` (each patch's central `AnchorStack.cores`) then makes it
-    exact. With ``climb`` (by default
+    much, and a narrow search at full `FINE_DPI` then makes it exact. With ``climb`` (by default
     at full `FINE_DPI` only) each anchor's correlation is climbed from where ``affine`` puts it
     instead of searched over the whole window (`tabulate.kernels.match_anchors`).
     """
@@ -348,8 +333,7 @@ def refine(
     res = FINE_DPI / 2 if coarse_level else FINE_DPI
     f = res / px_per_in
     lin, off = affine[:, :2] * (f / res), affine[:, 2] * f  # template px at this level -> image px
-    patches = stack.halves if coarse_level else stack.cores
-    half = patches.shape[1] // 2
+    half = (stack.halves if coarse_level else stack.patches).shape[1] // 2
     m = max(1, int(round(search_in * res)))
     page = stack.xy
     origins = page * res - (half + m)  # each window's corner, template px
@@ -361,7 +345,7 @@ def refine(
         image_fine,
         lin,
         shifts,
-        patches,
+        stack.halves if coarse_level else stack.patches,
         m,
         climb=not coarse_level if climb is None else climb,
     )
