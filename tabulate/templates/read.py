@@ -62,7 +62,7 @@ from .matching import MatchBasis, frame_as_blank, match_page
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
-from .placement import OffImage, columns_upright, place_page
+from .placement import OffImage, columns_upright, enough_anchors, place_page
 
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
@@ -354,7 +354,7 @@ class TemplateReader:
                 f"the page does not fit template {tp.key} (RMS residual "
                 f"{rms:.3f} in over {n} anchors, limit {MAX_RESIDUAL_IN} in)",
             )
-        return place_page(image, affine, dpi, rms, k, prepared(self.tset, tp), n, paper)
+        return enough_anchors(image, fine, affine, rms, n, dpi, k, prepared(self.tset, tp), paper)
 
     def _register(
         self,
@@ -399,4 +399,4 @@ class TemplateReader:
                     else f"RMS residual {rms:.3f} in over {n} anchors (limit {MAX_RESIDUAL_IN} in)"
                 ),
             )
-        return place_page(image, affine, dpi, rms, c.k, prepared(self.tset, tp), n, paper)
+        return enough_anchors(image, fine, affine, rms, n, dpi, c.k, prepared(self.tset, tp), paper)
