@@ -7,8 +7,17 @@ import cv2
 import numpy as np
 import pytest
 
-from tabulate.ballots._splat import NO_CUT, finish, finish_thresholded
-from tabulate.ballots.scanner import BLUR_BAND, _blur_inked, blur_kernel
+from tabulate.ballots._splat import NO_CUT, finish, finish_thresholded, splat_darkness
+from tabulate.ballots.scanner import (
+    BLUR_BAND,
+    ScanParams,
+    _blur_inked,
+    _noise_pool,
+    _tone_rows,
+    blur_kernel,
+    scan_page,
+    to_cv_matrix,
+)
 
 
 def _sparse_dark(seed: int, h: int = 420, w: int = 300) -> np.ndarray:
@@ -72,3 +81,55 @@ def test_finish_in_16_bits_does_not_overflow_at_the_extremes() -> None:
     x = (255 - dark.astype(np.int64)) * tone.astype(np.int64)
     want = np.floor(x / 255 + 0.5).astype(np.int64) + streak[None, :] + noise.reshape(2, 6)
     assert np.array_equal(out, np.clip(want, 0, 255).astype(np.uint8))
+
+
+@pytest.mark.parametrize("bitonal", [False, True])
+def test_scan_page_is_the_plain_full_page_passes(bitonal: bool) -> None:
+    """`scan_page` (banded blur, 16-bit finish, fused threshold) against the passes it stands for, each over
+    the whole page: the splat, OpenCV's blur, the finishing formula in plain integers, OpenCV's threshold.
+    The largest difference per pixel must be 0 (no simulated image may change with how it is computed)."""
+    rng = np.random.default_rng(3)
+    page = np.full((260, 200), 255, np.uint8)
+    page[20:24, 10:190] = 0  # a rule across the page, then print-like specks; rows 120-200 stay blank
+    for _ in range(30):
+        r, c = int(rng.integers(30, 110)), int(rng.integers(5, 185))
+        page[r : r + 3, c : c + 10] = rng.integers(0, 200)
+    page[215:240, 40:90] = 60
+    p = ScanParams(
+        rotation_deg=1.3,
+        scale=0.99,
+        shift_in=(0.03, 0.01),
+        blur_sigma_px=1.1,
+        noise_sd=2,
+        noise_offset=4242,
+        paper=236.0,
+        black=25.0,
+        tone=0.04,
+        tone_seed=9,
+        streaks=((44, 2, -80), (150, 1, 30)),
+        bitonal=bitonal,
+        threshold=141.7 if bitonal else None,
+        overscan_in=0.05,
+    )
+    got = scan_page(page, p, dpi=200)
+    w, h = p.image_size(1.0, 1.3, 200)
+    m = p.page_to_image(1.0, 1.3, 200)
+    m[:, :2] /= 200
+    dark = np.zeros((h, w), np.uint8)
+    splat_darkness(page, to_cv_matrix(m), (255.0 - p.black) / 255.0, dark)
+    k = blur_kernel(p.blur_sigma_px)
+    dark = cv2.GaussianBlur(dark, (k, k), p.blur_sigma_px).astype(np.int64)
+    tone = _tone_rows((h, w), p).astype(np.int64)
+    hs = tone.shape[0]
+    fy = np.maximum((np.arange(h) + 0.5) * hs / h - 0.5, 0)
+    i0 = np.minimum(fy.astype(int), hs - 1)
+    f = np.floor((fy - i0) * 256 + 0.5).astype(np.int64)[:, None]
+    t = (tone[i0] * (256 - f) + tone[np.minimum(i0 + 1, hs - 1)] * f + 128) >> 8
+    streak = np.zeros(w, np.int64)
+    for col, width, delta in p.streaks:
+        streak[col : col + width] += delta
+    noise = _noise_pool(p.noise_sd, h * w)[p.noise_offset : p.noise_offset + h * w].reshape(h, w)
+    want = np.clip(np.floor((255 - dark) * t / 255 + 0.5).astype(np.int64) + streak + noise, 0, 255).astype(np.uint8)
+    if bitonal:
+        want = cv2.threshold(want, 141.7, 255, cv2.THRESH_BINARY)[1]
+    assert np.abs(got.astype(int) - want.astype(int)).max() == 0
