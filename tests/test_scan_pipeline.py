@@ -248,8 +248,8 @@ def test_every_bad_sheet_is_set_aside_with_its_reason_and_the_good_ones_count(tm
     write_sheet(b, "sheet-00005", e, OVERVOTE)  # needs review: overvote
     (b / "sheet-00006-front.png").write_bytes(b"")  # empty file
     (b / "sheet-00006-back.png").write_bytes(b"")
-    (b / "sheet-00007-front.png").write_bytes(b"%PDF-1.4 not an image")
-    (b / "sheet-00007-back.png").write_bytes(b"%PDF-1.4 still not")
+    (b / "sheet-00007-front.png").write_bytes(b"Scanner log: not an image")
+    (b / "sheet-00007-back.png").write_bytes(b"Scanner log: still not")
     (b / "sheet-00008-front.png").write_bytes(page_text(e, "1", "A101", 1, PLAIN, prefix="000000000000"))
     (b / "sheet-00008-back.png").write_bytes(page_text(e, "1", "A101", 2, {}, prefix="000000000000"))
     (b / "sheet-00009-front.png").write_bytes(page_text(e, "99", "A101", 1, PLAIN))
