@@ -202,3 +202,5 @@ def test_a_page_that_is_not_one_full_page_image_is_rendered_at_the_images_resolu
     assert (h.via, h.width, h.height, round(h.dpi)) == ("render", 1275, 1650, 150)
     img = decode_page(_pdf([(draw, (1275, 1650, a.tobytes()))]), h)
     assert img.shape == (1650, 1275) and img[1600, 100] == 0 and img[800, 600] == 240
+    (reading,) = read_pages(load_election(GENERAL), _pdf([(draw, (1275, 1650, a.tobytes()))]))
+    assert reading.flags == ("pdf_page_rendered",)  # the evidence says these are not the scanner's own pixels
