@@ -29,9 +29,24 @@ GENERAL = ROOT / "samples" / "general" / "election.json"
 LETTER = (8.5, 11.0)
 
 
+@pytest.fixture(scope="module")
+def scans_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("scans")
+
+
+@pytest.fixture
+def tmp_path(tmp_path, scans_dir):
+    """Each test's own folder, with the module's simulated scans shared (`_scans` makes each kind once)."""
+    (tmp_path / ".scans").symlink_to(scans_dir)
+    return tmp_path
+
+
 def _scans(tmp_path: Path, fmt: str, bitonal: float = 0.0) -> list[Path]:
-    out = tmp_path / f"scans-{fmt}-{bitonal}"
-    args = ["samples", "make", str(GENERAL), "--out", str(out), "--ballots", "2", "--seed", "11"]
+    out = tmp_path / ".scans" / f"{fmt}-{bitonal}"
+    if out.is_dir():
+        return sorted(p for p in out.iterdir() if p.suffix != ".json")
+    ballots = "2" if (fmt, bitonal) == ("jpeg", 0.0) else "1"  # two sheets where a batch is paired, else one
+    args = ["samples", "make", str(GENERAL), "--out", str(out), "--ballots", ballots, "--seed", "11"]
     assert main([*args, "--format", fmt, "--bitonal-fraction", str(bitonal), "--dpi", "150", "--quiet"]) == 0
     return sorted(p for p in out.iterdir() if p.suffix != ".json")
 
@@ -59,7 +74,7 @@ def _pdf(pages: list[tuple[bytes, tuple[int, int, bytes] | None]], size_pt=(612,
         res = b"<< >>"
         if image is not None:
             w, h, px = image
-            data = zlib.compress(px)
+            data = zlib.compress(px, 1)
             head = b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray" % (w, h)
             objs.append(head + b" /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n" % len(data))
             objs[-1] += data + b"\nendstream"
@@ -128,7 +143,8 @@ def test_a_template_set_reads_a_pdf_as_it_reads_the_jpegs(tmp_path):
 
     election = load_election(GENERAL)
     vendor = ROOT / "samples" / "vendor" / "boxes"
-    import_templates(election, sorted((vendor / "blanks").glob("*.png")), tmp_path / "set", score=False)
+    blanks = sorted((vendor / "blanks").glob("blank-3-*.png"))  # the sample sheet's style: a set of one is enough
+    import_templates(election, blanks, tmp_path / "set", score=False)
     reader = TemplateReader(str(tmp_path / "set"))
     files = sorted(vendor.glob("sheet-*.jpg"))
     pdf = _jpeg_pdf(files, tmp_path / "v.pdf")
@@ -204,3 +220,25 @@ def test_a_page_that_is_not_one_full_page_image_is_rendered_at_the_images_resolu
     assert img.shape == (1650, 1275) and img[1600, 100] == 0 and img[800, 600] == 240
     (reading,) = read_pages(load_election(GENERAL), _pdf([(draw, (1275, 1650, a.tobytes()))]))
     assert reading.flags == ("pdf_page_rendered",)  # the evidence says these are not the scanner's own pixels
+
+
+def test_a_two_page_pdf_is_one_sheet_read_whole(tmp_path):
+    from tabulate.detect.read import read_sheet
+
+    files = _scans(tmp_path, "jpeg")[:2]
+    pdf = _jpeg_pdf(files, tmp_path / "one.pdf")
+    (sheet,) = list(ScanPlan([pdf]))
+    assert [(p.path, p.page) for p in sheet.pages] == [(str(pdf), None)] and sheet.missing is None
+    election = load_election(GENERAL)
+    got, want = read_sheet(election, [str(pdf)]), read_sheet(election, [str(f) for f in files])
+    assert got.ok and [p.style_id for p in got.pages] == [p.style_id for p in want.pages]
+    assert [t.score for p in got.pages for t in p.targets] == [t.score for p in want.pages for t in p.targets]
+
+
+def test_the_hot_folder_waits_for_a_pdf_being_written(tmp_path):
+    from tabulate.central.hotfolder import has_end_marker
+
+    data = _pdf([(b"", None)])
+    (tmp_path / "a.pdf").write_bytes(data[: len(data) // 2])
+    (tmp_path / "b.pdf").write_bytes(data)
+    assert not has_end_marker(str(tmp_path / "a.pdf")) and has_end_marker(str(tmp_path / "b.pdf"))
