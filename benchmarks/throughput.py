@@ -151,10 +151,11 @@ def decode_only(folder: Path, workers: int, progress: Path | None = None) -> flo
     """
     from collections import deque
 
-    from tabulate.central.pipeline import TASK_SHEETS
+    from tabulate.central import pipeline
     from tabulate.central.readers_start import reader_context
     from tabulate.central.sources import ScanPlan
 
+    per_task = getattr(pipeline, "TASK_SHEETS", 1)  # 1 in a tree older than the seventh session
     start = time.monotonic()
     done = 0
     sheets = list(ScanPlan([folder]))
@@ -162,8 +163,8 @@ def decode_only(folder: Path, workers: int, progress: Path | None = None) -> flo
         workers, mp_context=reader_context(), initializer=_init_decoder, initargs=(str(ELECTION),)
     ) as pool:
         window: deque = deque()
-        for i in range(0, len(sheets), TASK_SHEETS):
-            window.append(pool.submit(decode_tasks, sheets[i : i + TASK_SHEETS]))
+        for i in range(0, len(sheets), per_task):
+            window.append(pool.submit(decode_tasks, sheets[i : i + per_task]))
             if len(window) >= 4 * workers:
                 done += len(window.popleft().result())
                 _done(progress, done)
