@@ -27,25 +27,30 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import throughput  # noqa: E402
 
-from tabulate.store import _sqlite_read  # noqa: E402
-
-_JSON_LOADS = json.loads
+from tabulate.store import _codec, _sqlite_read, _sqlite_record  # noqa: E402
 
 
-def _use(cached: bool) -> None:
-    """The vote rows' JSON lists read back decoded each time, or through a cache (tried, not kept)."""
-    _sqlite_read.json = _CachedJSON() if cached else json  # type: ignore[assignment]
+def _plain_ids_text(ids):
+    return _codec.dumps(list(ids))
 
 
-class _CachedJSON:
-    def __init__(self):
-        from functools import lru_cache
+def _plain_text_ids(text):
+    return tuple(json.loads(text))
 
-        self.loads = lru_cache(maxsize=16384)(_JSON_LOADS)
+
+def _use(write: bool, read: bool) -> None:
+    """The vote rows' JSON lists encoded (write) and decoded (read back) through a cache, or each time."""
+    _sqlite_record.ids_text = _codec.ids_text if write else _plain_ids_text
+    _sqlite_read.text_ids = _codec.text_ids if read else _plain_text_ids
 
 
 #: label -> what to switch on before a round.
-VARIANTS = {"as built": lambda: _use(False), "JSON lists read back through a cache": lambda: _use(True)}
+VARIANTS = {
+    "JSON lists each time (before)": lambda: _use(False, False),
+    "cached when written": lambda: _use(True, False),
+    "cached when read back": lambda: _use(False, True),
+    "cached both ways (after)": lambda: _use(True, True),
+}
 
 
 def outcomes(work: Path, fmt: str):
@@ -58,6 +63,12 @@ def outcomes(work: Path, fmt: str):
     return election, [read_sheet_source(election, interpret_sheet, s) for s in ScanPlan([base])]
 
 
+def _distinct(o, k: int):
+    """Outcome ``o`` as the k-th new sheet: its identity and its pages' digests made unique (else a duplicate)."""
+    pages = tuple(replace(p, sha256=f"{k:08x}" + p.sha256[8:]) for p in o.pages)
+    return replace(o, identity=f"{k:08x}" + o.identity[8:], position=k + 1, pages=pages)
+
+
 def record(work: Path, election, base, n: int, tag: str) -> tuple[float, float]:
     from tabulate.store import open_store
 
@@ -67,10 +78,7 @@ def record(work: Path, election, base, n: int, tag: str) -> tuple[float, float]:
     store = open_store(db)
     store.bind_election(election, json.loads(throughput.ELECTION.read_text()))
     batch = store.open_batch("b", "election_day")
-    sheets = [
-        replace(base[k % len(base)], identity=f"{k:08x}" + base[k % len(base)].identity[8:], position=k + 1)
-        for k in range(n)
-    ]
+    sheets = [_distinct(base[k % len(base)], k) for k in range(n)]
     facts, real = [0.0], store._sheet_facts
 
     def timed(db, ids):
@@ -85,7 +93,9 @@ def record(work: Path, election, base, n: int, tag: str) -> tuple[float, float]:
     for i in range(0, n, 64):
         store.record_sheets(batch.id, sheets[i : i + 64])
     spent = time.thread_time() - start
+    counts = store.batch_counts()[0]
     store.close()
+    assert counts.duplicate == 0 and counts.counted + counts.needs_review + counts.rejected == n, counts
     return 1e3 * spent / n, 1e3 * facts[0] / n
 
 

@@ -404,8 +404,13 @@ def breakdown(fmt: str, base: Path, work: Path) -> dict[str, float]:
     for r in range(rounds):  # distinct identities each round, as new sheets
         store.record_sheets(
             batch.id,
-            [
-                replace(o, identity=f"{r:02d}" + o.identity[2:], position=r * 1000 + k + 1, pages=())
+            [  # new identities and page digests: else every round after the first records duplicates
+                replace(
+                    o,
+                    identity=f"{r:02d}" + o.identity[2:],
+                    position=r * 1000 + k + 1,
+                    pages=tuple(replace(p, sha256=f"{r:02d}" + p.sha256[2:]) for p in o.pages),
+                )
                 for k, o in enumerate(outcomes)
             ],
         )
