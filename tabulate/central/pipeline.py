@@ -315,8 +315,9 @@ def run_batch(
                 continue
             sheet, occurrence, identity, future, index = window[0]
             try:
-                # A task of n sheets may take n sheets' time.
-                result = future.result(timeout=sheet_timeout * (1 if index is None else per_task))
+                # One time-out for a task of several sheets too: a hang is noticed as soon as before, and
+                # a task that was only slow loses nothing (every sheet in flight is re-read alone).
+                result = future.result(timeout=sheet_timeout)
             except (BrokenProcessPool, FutureTimeout):
                 # Which sheet broke the pool is unknown: re-read each in flight alone.
                 readers.restart()
