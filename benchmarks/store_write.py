@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -106,12 +107,15 @@ def main(argv=None) -> int:
     ap.add_argument("--format", default="g4")
     a = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="tabulate-store-write-"))
-    election, base = outcomes(work, a.format)
-    best = {k: (float("inf"), 0.0) for k in VARIANTS}
-    for r in range(a.rounds):
-        for label, switch in VARIANTS.items():
-            switch()
-            best[label] = min(best[label], record(work, election, base, a.sheets, f"{r}"))
+    try:
+        election, base = outcomes(work, a.format)
+        best = {k: (float("inf"), 0.0) for k in VARIANTS}
+        for r in range(a.rounds):
+            for label, switch in VARIANTS.items():
+                switch()
+                best[label] = min(best[label], record(work, election, base, a.sheets, f"{r}"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     print(f"{a.format}, {a.sheets} sheets, least of {a.rounds} rounds, load {os.getloadavg()[0]:.1f}:")
     for label, (ms, facts) in best.items():
         print(f"  {label:<40} record_sheets {ms:.3f} CPU ms a sheet, of which the read-back for the facts {facts:.3f}")
