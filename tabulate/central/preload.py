@@ -55,7 +55,7 @@ def without_scipy_linalg() -> Iterator[None]:
 with without_scipy_linalg():
     from .. import detect, rules  # noqa: F401  (imported for the workers to inherit)
     from ..kernels import warm
-    from . import worker
+    from . import readers, worker  # noqa: F401  (readers: the pool's initializer, `init_reader`)
     from .layouts_warm import warm_layouts_from_env
 
     # Before any OpenCV call here: the server must stay single-threaded, or the workers it forks inherit a

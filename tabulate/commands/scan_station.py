@@ -78,7 +78,10 @@ def run_station_command(args: argparse.Namespace, election: Election, document: 
     elif args.cluster is None:
         from ..central.readers_start import start_early
 
+        from ..central import layouts_cache
+
         start_early(election)  # the readers' preload runs on the other core while the store opens
+        layouts_cache.ensure(election)  # the workers load every page's sample points from it (built once)
     store = open_bound_store(args.db, election, document)
     readers = None
     try:
