@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(
 def election(monkeypatch):
     monkeypatch.delenv(ELECTION_ENV, raising=False)
     monkeypatch.setattr(readers_start, "_EARLY", {})
+    monkeypatch.setattr(readers_start, "_BARE", [False])  # a scan run in this process may have started one bare
     return load_election(ELECTION_PATH)
 
 

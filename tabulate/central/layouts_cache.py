@@ -44,10 +44,28 @@ CACHE_DPI = 200
 _SOURCES = ("election", "detect/template.py", "kernels/points.py")
 #: The libraries that draw the page or store the arrays (their versions are part of every file's name).
 _LIBRARIES = ("numpy", "cv2", "PIL", "zxingcpp")
-_FIELDS = (
-    "outline_xy outline_w outline_ptr interior_xy interior_col interior_ncols interior_ptr outer_xy outer_sector "
-    "outer_ptr near_xy near_sector near_ptr mark_xy mark_cell mark_dist mark_ptr write_in_xy write_in_dist write_in_ptr"
-).split()
+_FIELDS = [
+    "outline_xy",
+    "outline_w",
+    "outline_ptr",
+    "interior_xy",
+    "interior_col",
+    "interior_ncols",
+    "interior_ptr",
+    "outer_xy",
+    "outer_sector",
+    "outer_ptr",
+    "near_xy",
+    "near_sector",
+    "near_ptr",
+    "mark_xy",
+    "mark_cell",
+    "mark_dist",
+    "mark_ptr",
+    "write_in_xy",
+    "write_in_dist",
+    "write_in_ptr",
+]
 _SIG_LEN = 64  # hex digits of the HMAC-SHA256 before the payload
 
 
