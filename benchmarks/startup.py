@@ -127,7 +127,7 @@ from concurrent.futures import ProcessPoolExecutor
 mark("CLI imported (not the pipeline: it loads when the scan runs)")
 start_early = rs.start_early
 def early(election=None):
-    mark("readers' forkserver started" + (" (election loaded, arguments checked)" if election else " (before parsing)"))
+    mark("election loaded, arguments checked" if election else "readers' forkserver started (before parsing)")
     return start_early(election)
 rs.start_early = early
 def batch(*a, **k):
@@ -155,7 +155,7 @@ for k, (w, c) in sorted(marks.items(), key=lambda x: x[1][0]):
 
 
 _CACHE_COST = """
-import sys, time
+import os, sys, time
 sys.path.insert(0, {root!r})
 import tabulate.central.preload
 from tabulate.central import layouts_cache
@@ -171,7 +171,7 @@ made = layouts_cache.prepared(election)
 template._CACHE.clear()
 pages = layouts_cache.seed(election, made)
 c3 = time.process_time()
-print(state, pages, len(made.payload), c2 - c1, c1 - c0, c3 - c2)
+print(state, pages, os.path.getsize(made.path), c2 - c1, c1 - c0, c3 - c2)
 """
 
 

@@ -59,24 +59,27 @@ def test_the_first_scan_builds_the_cache_and_later_ones_load_the_same_points(ele
     for key, tpl in built.items():
         got = seeded[key]
         assert got.page == tpl.page and got.dpi == tpl.dpi == 200 and _same_points(got.points, tpl.points)
-        assert all(a.flags.writeable for a in dataclasses.astuple(got.points) if isinstance(a, np.ndarray))
+        arrays = [a for a in dataclasses.astuple(got.points) if isinstance(a, np.ndarray)]
+        assert all(a.flags.writeable and a.flags.aligned and a.flags.c_contiguous for a in arrays)  # numba's types
 
 
 def test_a_tampered_cache_is_rebuilt_never_trusted_and_the_reading_is_unchanged(election):
     assert layouts_cache.ensure(election) == "built"
+    made = layouts_cache.prepared(election)
     path = layouts_cache.cache_path(election)
     good = path.read_bytes()
     sheet = _simulated_sheet(election)
     before = interpret_sheet(election, sheet)  # points built in this process
     # One bit of one sample point's coordinate changed: a valid-looking file whose signature no longer holds.
-    index_len = int.from_bytes(good[65:73], "little")
-    at = 65 + 8 + index_len + 8  # inside the first page's outline points
+    index_len = int.from_bytes(good[72:80], "little")
+    at = 72 + 8 + index_len + 8  # inside the first page's outline points
     tampered = bytearray(good)
     tampered[at] ^= 0x01
     path.write_bytes(bytes(tampered))
     layouts_cache._PREPARED.clear()
     assert layouts_cache.verified_payload(election) is None
     assert layouts_cache.prepared(election) is None  # the readers would build the points, not trust the file
+    assert layouts_cache.seed(election, made) == 0  # nor would a worker handed the file before it was changed
     assert layouts_cache.ensure(election) == "built"
     assert path.read_bytes() == good  # rebuilt: the same points, signed again
     _seeded(election)
@@ -88,7 +91,7 @@ def test_a_file_signed_with_another_folders_key_or_cut_short_is_not_trusted(elec
     layouts_cache.ensure(election)
     path = layouts_cache.cache_path(election)
     data = path.read_bytes()
-    for bad in (data[: len(data) // 2], b"0" * 64 + data[64:], b""):
+    for bad in (data[: len(data) // 2], b"0" * 64 + data[64:], b"", data[:50]):
         path.write_bytes(bad)
         assert layouts_cache.verified_payload(election) is None
     path.write_bytes(data)

@@ -9,7 +9,7 @@ draw and sample the page, so they are built once (the first scan of an
 election on this machine) and written here.
 
 What is trusted: nothing read back without its signature. Each file is
-``HMAC-SHA256(key, name + payload)`` followed by the payload, raw arrays
+``HMAC-SHA256(key, name + payload)`` (72 bytes with its padding) followed by the payload, raw arrays
 behind a JSON index (no pickle: no code runs when it loads). The key is 32
 random bytes made once per cache folder, readable by its owner only. The file's
 name is a digest of the election's hash, the DPI class and `code_fingerprint`
@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import mmap
 import os
 import secrets
 from dataclasses import dataclass
@@ -66,7 +67,7 @@ _FIELDS = [
     "write_in_dist",
     "write_in_ptr",
 ]
-_SIG_LEN = 64  # hex digits of the HMAC-SHA256 before the payload
+_HEAD = 72  # the HMAC-SHA256 in hex, padded, and a newline: the payload starts 8-byte aligned
 
 
 def cache_dir() -> Path:
@@ -124,8 +125,8 @@ def _key() -> bytes:
     return path.read_bytes()
 
 
-def _sign(key: bytes, path: Path, payload: bytes) -> bytes:
-    return hmac.new(key, path.name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
+def _mac(key: bytes, path: Path) -> hmac.HMAC:
+    return hmac.new(key, path.name.encode() + b"\0", hashlib.sha256)
 
 
 def _pack(election, dpi: int, templates: dict) -> bytes:
@@ -145,13 +146,6 @@ def _pack(election, dpi: int, templates: dict) -> bytes:
     return len(head).to_bytes(8, "little") + head + b"".join(blobs)
 
 
-def _unpack(payload: bytes):
-    """(the index, a writable buffer holding the arrays): the kernels are compiled for writable arrays."""
-    n = int.from_bytes(payload[:8], "little")
-    index = json.loads(payload[8 : 8 + n])
-    return index, memoryview(bytearray(payload[8 + n :]))
-
-
 def save(election, templates: dict, dpi: int = CACHE_DPI) -> Path | None:
     """Write ``{(style_id, page): PageTemplate}`` signed; the file, or None if it could not be written."""
     path = cache_path(election, dpi)
@@ -159,47 +153,60 @@ def save(election, templates: dict, dpi: int = CACHE_DPI) -> Path | None:
         return None
     try:
         payload = _pack(election, dpi, templates)
+        mac = _mac(_key(), path)
+        mac.update(payload)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(_sign(_key(), path, payload) + b"\n" + payload)
-        os.replace(tmp, path)  # never half a file under the real name
+        tmp.write_bytes(mac.hexdigest().encode().ljust(_HEAD - 1) + b"\n" + payload)
+        os.replace(tmp, path)  # never half a file under the real name (a reader maps the old one meanwhile)
         return path
     except OSError:
         return None
 
 
-def verified_payload(election, dpi: int = CACHE_DPI) -> bytes | None:
-    """The cached file's payload if its signature verifies; None if there is none, or it is stale or tampered."""
-    path = cache_path(election, dpi)
-    if path is None:
-        return None
+def verified_map(path: Path) -> memoryview | None:
+    """The file's payload, mapped copy-on-write (writable, shared until written), if its signature verifies.
+
+    Every worker maps and verifies the file itself: no copy through a pipe, the
+    pages shared by the processes, and nothing trusted that this process did
+    not check. The payload starts at a multiple of 8 bytes, so every array is
+    aligned (numba compiles aligned and unaligned arrays apart).
+    """
     try:
-        data = path.read_bytes()
         key = (cache_dir() / "key").read_bytes()
-    except OSError:
+        with open(path, "rb") as f:
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
         return None
-    sig, payload = data[:_SIG_LEN], data[_SIG_LEN + 1 :]
-    if (
-        len(key) != 32
-        or data[_SIG_LEN : _SIG_LEN + 1] != b"\n"
-        or not hmac.compare_digest(sig, _sign(key, path, payload))
-    ):
+    view = memoryview(mapped)
+    if len(key) != 32 or len(view) < _HEAD or view[_HEAD - 1] != ord("\n"):
         return None
-    return payload
+    mac = _mac(key, path)
+    mac.update(view[_HEAD:])
+    if not hmac.compare_digest(bytes(view[: _HEAD - 1]).rstrip(), mac.hexdigest().encode()):
+        return None
+    return view[_HEAD:]
+
+
+def verified_payload(election, dpi: int = CACHE_DPI) -> memoryview | None:
+    """``election``'s cached payload if its signature verifies; None if there is none, or it is stale or tampered."""
+    path = cache_path(election, dpi)
+    return None if path is None else verified_map(path)
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """What a reader process needs to seed its page templates: the verified payload and each page's layout.
+    """What a reader process needs to seed its page templates: the cache file and each page's layout.
 
-    Made by the scan's parent (`prepared`), handed to each worker with the
-    election (`tabulate.central.readers.init_reader`), unpacked there
-    (`seed`): the parent lays the pages out (text measured with the font:
-    ~0.1 CPU s for the sample election) while the forkserver's preload still
-    runs, so no worker pays for it.
+    Made by the scan's parent (`prepared`: the file verified, the pages laid
+    out, text measured with the font: ~0.1 CPU s for the sample election)
+    while the forkserver's preload still runs, so no worker lays them out;
+    handed to each worker with the election
+    (`tabulate.central.readers.init_reader`), which maps the file, verifies it
+    again and seeds its templates (`seed`).
     """
 
-    payload: bytes
+    path: str
     layouts: dict  # {(style_id, page): PageLayout}
 
 
@@ -208,12 +215,11 @@ _PREPARED: dict[str, Prepared] = {}
 
 
 def prepared(election, dpi: int = CACHE_DPI) -> Prepared | None:
-    """``election``'s verified cached points and page layouts (None: no usable cache; workers build as before)."""
+    """``election``'s verified cache file and page layouts (None: no usable cache; workers build as before)."""
     hit = _PREPARED.get(election.hash)
     if hit is not None:
         return hit
-    payload = verified_payload(election, dpi)
-    if payload is None:
+    if verified_payload(election, dpi) is None:
         return None
     from ..election.layout import layout_style
 
@@ -222,19 +228,24 @@ def prepared(election, dpi: int = CACHE_DPI) -> Prepared | None:
         for style in election.ballot_styles
         for page in layout_style(election, style.id).pages
     }
-    _PREPARED[election.hash] = made = Prepared(payload, layouts)
+    _PREPARED[election.hash] = made = Prepared(str(cache_path(election, dpi)), layouts)
     return made
 
 
 def seed(election, made: Prepared, dpi: int = CACHE_DPI) -> int:
-    """Seed this process's page templates from ``made`` (`prepared`); how many pages (0 on any mismatch)."""
+    """Seed this process's page templates from ``made`` (`prepared`); how many pages (0: none usable)."""
     from ..detect.template import seed_template
     from ..kernels import TargetPoints
 
+    payload = verified_map(Path(made.path))
+    if payload is None:  # changed since the parent checked it: build the points as without a cache
+        return 0
     try:
-        index, buf = _unpack(made.payload)
+        n = int.from_bytes(payload[:8], "little")
+        index = json.loads(bytes(payload[8 : 8 + n]))
         if index["election"] != election.hash or index["dpi"] != dpi:
             return 0
+        buf = payload[8 + n :]
         for p in index["pages"]:
             arrays = [
                 np.frombuffer(buf, np.dtype(dt), int(np.prod(shape)), off).reshape(shape) for dt, shape, off in p["a"]

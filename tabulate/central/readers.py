@@ -49,8 +49,9 @@ def init_reader(
     """Pool initializer: `init_worker`, then the page templates seeded from what the parent ``prepared``.
 
     ``prepared`` when the forkserver did not build them itself (it was started
-    before the election was known): the signed on-disk cache, verified by the
-    parent, and the pages laid out there (`tabulate.central.layouts_cache`).
+    before the election was known): the signed on-disk cache (mapped and
+    verified here, as the parent did) and the pages the parent laid out
+    (`tabulate.central.layouts_cache`).
     """
     init_worker(election, interpreter, scan_pid)
     if prepared is not None:
