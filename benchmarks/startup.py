@@ -29,6 +29,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,10 +210,15 @@ def timeline(n: int, workers: int) -> None:
             code = _TIMELINE.format(
                 root=str(ROOT), folder=str(folder), election=election, db=str(Path(tmp) / db), workers=str(workers)
             )
+            began = time.monotonic()
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+            ended = time.monotonic() - began
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         print(f"a cold tabulate scan of {n} G4 sheets, {workers} workers (load {load}):")
         print(out.rstrip())
+        print(
+            f"  {ended:6.2f} s wall                    the process exited (seen from outside: Python's start and exit too)"
+        )
 
 
 def main() -> int:
