@@ -39,6 +39,15 @@ def _same_points(a, b) -> bool:
     )
 
 
+def _built(election) -> dict:
+    """The templates built in this process, without any cache."""
+    template._CACHE.clear()
+    layouts_cache.build(election)
+    out = dict(template._CACHE)
+    template._CACHE.clear()
+    return out
+
+
 def _seeded(election) -> dict:
     """The templates a worker gets: seeded from what the parent prepared, nothing built."""
     template._CACHE.clear()
@@ -113,14 +122,19 @@ def test_a_stale_cache_is_never_found_the_code_names_a_new_file(election, monkey
     assert layouts_cache.ensure(election) == "built"
 
 
-def test_an_election_without_a_hash_or_an_unwritable_folder_leaves_the_points_to_the_readers(
+def test_an_election_without_a_hash_is_not_cached_and_an_unwritable_folder_hands_the_points_over_in_memory(
     election, tmp_path, monkeypatch
 ):
     assert layouts_cache.ensure(dataclasses.replace(election, hash="")) == "off"
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
     monkeypatch.setenv(layouts_cache.CACHE_ENV, str(blocked))
-    assert layouts_cache.ensure(election) == "off"
+    built = _built(election)
+    assert layouts_cache.ensure(election) == "memory"  # the parent's build, handed to the workers from memory
+    made = layouts_cache.prepared(election)
+    assert made.path is None and made.payload
+    seeded = _seeded(election)
+    assert all(_same_points(seeded[k].points, tpl.points) for k, tpl in built.items())
 
 
 def test_a_worker_seeded_by_its_initializer_builds_no_page(election, monkeypatch):

@@ -203,11 +203,15 @@ class Prepared:
     while the forkserver's preload still runs, so no worker lays them out;
     handed to each worker with the election
     (`tabulate.central.readers.init_reader`), which maps the file, verifies it
-    again and seeds its templates (`seed`).
+    again and seeds its templates (`seed`). Where no file can be kept (a
+    folder that cannot be written) the parent's own build travels in
+    ``payload`` instead: through the pipe to its own workers, which trust it as
+    they trust the election handed to them the same way.
     """
 
-    path: str
+    path: str | None
     layouts: dict  # {(style_id, page): PageLayout}
+    payload: bytes | None = None
 
 
 #: `Prepared` per election hash, made once per process (`ensure` makes it where it can).
@@ -221,15 +225,18 @@ def prepared(election, dpi: int = CACHE_DPI) -> Prepared | None:
         return hit
     if verified_payload(election, dpi) is None:
         return None
+    _PREPARED[election.hash] = made = Prepared(str(cache_path(election, dpi)), _layouts(election))
+    return made
+
+
+def _layouts(election) -> dict:
     from ..election.layout import layout_style
 
-    layouts = {
+    return {
         (style.id, page.page): page
         for style in election.ballot_styles
         for page in layout_style(election, style.id).pages
     }
-    _PREPARED[election.hash] = made = Prepared(str(cache_path(election, dpi)), layouts)
-    return made
 
 
 def seed(election, made: Prepared, dpi: int = CACHE_DPI) -> int:
@@ -237,7 +244,10 @@ def seed(election, made: Prepared, dpi: int = CACHE_DPI) -> int:
     from ..detect.template import seed_template
     from ..kernels import TargetPoints
 
-    payload = verified_map(Path(made.path))
+    if made.path is None:
+        payload: memoryview | None = memoryview(bytearray(made.payload or b""))  # writable: numba's array types
+    else:
+        payload = verified_map(Path(made.path))
     if payload is None:  # changed since the parent checked it: build the points as without a cache
         return 0
     try:
@@ -276,7 +286,11 @@ def build(election, dpi: int = CACHE_DPI) -> dict:
 
 
 def ensure(election, dpi: int = CACHE_DPI) -> str:
-    """Make sure a verified cache of ``election``'s points exists: "cached", "built" or "off" (cannot be kept).
+    """Make sure a verified cache of ``election``'s points exists: "cached", "built", "memory" or "off".
+
+    "memory": built, but no file could be kept (the workers get the points
+    from this process); "off": an election without a hash, or a build that
+    failed (the workers build the points as they meet each page).
 
     Called by the scan's parent before its readers start: the first scan of
     an election on this machine builds the points (and pays for it once);
@@ -288,7 +302,11 @@ def ensure(election, dpi: int = CACHE_DPI) -> str:
     if prepared(election, dpi) is not None:
         return "cached"
     try:
-        saved = save(election, build(election, dpi), dpi)
+        templates = build(election, dpi)
     except Exception:  # the readers build what they need, as without a cache
         return "off"
-    return "built" if saved is not None and prepared(election, dpi) is not None else "off"
+    if save(election, templates, dpi) is not None and prepared(election, dpi) is not None:
+        return "built"
+    # Nowhere to keep it: the workers get this build from memory rather than each building its own.
+    _PREPARED[election.hash] = Prepared(None, _layouts(election), _pack(election, dpi, templates))
+    return "memory"
