@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -76,11 +77,53 @@ def captured_calls(election, sheets: int, fmt: str) -> list:
     return calls
 
 
+@njit(nogil=True)
+def _floor(image, a, xy, offsets, mode):
+    """Every point mapped to its pixel (mode 0), and its pixel tested for ink (1: a byte a pixel, 2: packed bits)."""
+    a00, a01, a02, a10, a11, a12 = a[0, 0], a[0, 1], a[0, 2], a[1, 0], a[1, 1], a[1, 2]
+    rows, cols = image.shape
+    total = 0
+    for i in range(xy.shape[0]):
+        r = int(a10 * xy[i, 0] + a11 * xy[i, 1] + a12 + 0.5)
+        c = int(a00 * xy[i, 0] + a01 * xy[i, 1] + a02 + 0.5)
+        for k in range(offsets.shape[0]):
+            rr = min(max(r + offsets[k, 1], 0), rows - 1)
+            cc = min(max(c + offsets[k, 0], 0), (cols * 8 if mode == 2 else cols) - 1)
+            if mode == 0:
+                total += rr + cc
+            elif mode == 1:
+                total += image[rr, cc] == 0
+            else:
+                total += (image[rr, cc >> 3] >> (7 - (cc & 7))) & 1
+    return total
+
+
+def floors(calls, rounds: int) -> dict[str, float]:
+    """Least CPU ms a page of `_floor` over every point set of the captured pages, per mode."""
+    pages = []
+    for a, k in calls:
+        p, aff = a[2], np.ascontiguousarray(a[1])
+        sets = [(p.outline_xy, np.ascontiguousarray(k["offsets"], dtype=np.int64))]
+        one = np.zeros((1, 2), np.int64)
+        sets += [(p.__dict__[f"{name}_xy"], one) for name in SETS]
+        pages.append((a[0], np.packbits(a[0] == 0, axis=1), aff, sets))
+    best = {}
+    for _ in range(rounds):
+        for mode, name in enumerate(("positions only", "position + byte test", "position + bit test")):
+            start = time.process_time()
+            for image, bits, aff, sets in pages:
+                for xy, offsets in sets:
+                    _floor(bits if mode == 2 else image, aff, xy, offsets, mode)
+            best[name] = min(best.get(name, float("inf")), time.process_time() - start)
+    return {name: 1e3 * v / len(pages) for name, v in best.items()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sheets", type=int, default=6)
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--format", choices=("g4", "jpeg"), default="g4")
+    ap.add_argument("--floors", action="store_true", help="also time the points mapped alone (see above)")
     args = ap.parse_args(argv)
     election = load_election(profile_stages.SAMPLE)
     calls = captured_calls(election, args.sheets, args.format)
@@ -109,6 +152,10 @@ def main(argv=None) -> int:
         ms = best[name] * 1e3 / len(calls)
         extra = "" if name == "as built" else f"   (difference {whole - ms:+.3f})"
         print(f"  {name:<18} {ms:6.3f} CPU ms/page{extra}")
+    if args.floors:
+        print("every point of every set, the outline at each offset, and nothing else:")
+        for name, ms in floors(calls, args.rounds).items():
+            print(f"  {name:<22} {ms:6.3f} CPU ms/page")
     return 0
 
 

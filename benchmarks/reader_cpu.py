@@ -11,11 +11,17 @@ the least process CPU of a round per sheet: the whole, the decode, and the
 rest. The tree measured is the one this script sits in. On a shared machine
 run the two trees one after the other, twice, and compare runs taken side by
 side (docs/perf.md, round 6).
+
+``--stages`` also times each step of reading on the decoded pages alone, the
+steps interleaved round by round (registration, the streak check, the QR crop
+and zxing, the target kernel, the rest of scoring: docs/perf.md, "This round
+(branch g4bits)"), least CPU ms a sheet; the load average is printed beside.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -29,6 +35,7 @@ import throughput  # noqa: E402
 from tabulate.central import ScanPlan, interpret_sheet  # noqa: E402
 from tabulate.detect.decode import decode_page, headers  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
+from tabulate.election.model import PAPER_SIZES_IN  # noqa: E402
 
 
 def measure(folder: Path, rounds: int) -> tuple[float, float]:
@@ -50,20 +57,74 @@ def measure(folder: Path, rounds: int) -> tuple[float, float]:
     return 1e3 * whole / len(pages), 1e3 * decode / len(pages)
 
 
+def stages(folder: Path, rounds: int) -> dict[str, float]:
+    """Each step of reading the decoded pages alone: least CPU ms a sheet over ``rounds`` interleaved rounds."""
+    import tabulate.detect.score as score
+    from tabulate.detect.identify import check_style_code, code_crop, read_style_code
+    from tabulate.detect.register import register_page
+    from tabulate.detect.settings import DEFAULT_SETTINGS
+    from tabulate.detect.streaks import streak_columns
+
+    election = load_election(throughput.ELECTION)
+    w, h = PAPER_SIZES_IN[election.paper_size]
+    sheets = [[Path(p.path).read_bytes() for p in s.pages] for s in ScanPlan([folder])]
+    pages = [decode_page(d, hd) for s in sheets for d in s for hd in headers(d)]
+    regs = [register_page(im, w, h) for im in pages]
+    streaks = [streak_columns(im, r.dpi, r.paper, r.ink) for im, r in zip(pages, regs)]
+    crops = [code_crop(im, r.affine, w, h, st) for im, r, st in zip(pages, regs, streaks)]
+    codes = [check_style_code(election, read_style_code(c)) for c in crops]
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append((args, kwargs))
+        return real(*args, **kwargs)
+
+    real, score.score_targets = score.score_targets, spy
+    try:
+        for im, r, st, c in zip(pages, regs, streaks, codes):
+            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st)
+    finally:
+        score.score_targets = real
+    steps = {
+        "register": lambda: [register_page(im, w, h) for im in pages],
+        "streaks": lambda: [streak_columns(im, r.dpi, r.paper, r.ink) for im, r in zip(pages, regs)],
+        "QR crop + zxing": lambda: [
+            read_style_code(code_crop(im, r.affine, w, h, st)) for im, r, st in zip(pages, regs, streaks)
+        ],
+        "target kernel": lambda: [real(*a, **k) for a, k in calls],
+        "score_page (kernel and classes)": lambda: [
+            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st)
+            for im, r, st, c in zip(pages, regs, streaks, codes)
+        ],
+    }
+    best = dict.fromkeys(steps, float("inf"))
+    for _ in range(rounds):
+        for name, step in steps.items():
+            start = time.process_time()
+            step()
+            best[name] = min(best[name], time.process_time() - start)
+    return {name: 1e3 * v / len(sheets) for name, v in best.items()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, required=True, help="where the sheets are simulated once and kept")
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--formats", default="g4,jpeg")
+    ap.add_argument("--stages", action="store_true", help="also time each step of reading alone (see above)")
     a = ap.parse_args(argv)
     a.work.mkdir(parents=True, exist_ok=True)
     for fmt in a.formats.split(","):
         whole, decode = measure(throughput.make_base(fmt, a.work), a.rounds)
         print(
             f"{ROOT.name} {fmt}: interpret_sheet {whole:.2f}, decode {decode:.2f}, "
-            f"after decoding {whole - decode:.2f} CPU ms a sheet",
+            f"after decoding {whole - decode:.2f} CPU ms a sheet (load average {os.getloadavg()[0]:.1f})",
             flush=True,
         )
+        if a.stages:
+            for name, ms in stages(throughput.make_base(fmt, a.work), a.rounds).items():
+                print(f"  {name:<32} {ms:6.3f} CPU ms a sheet", flush=True)
+            print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
     return 0
 
 

@@ -37,12 +37,29 @@ def streak_columns(image: np.ndarray, dpi: float, paper: float, ink: float, *, w
     if r1 <= r0 or first + r1 >= last - r1:
         return np.zeros(image.shape[1], np.bool_)
     top = cv2.reduce(image[first + r0 : first + r1], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
+    dark_top = _darker(top, dpi, ink)
+    if not dark_top.any():  # a streak is dark in both bands: the bottom band cannot add one
+        return dark_top
     bottom = cv2.reduce(image[last - r1 : last - r0], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
-    return widened(_darker(top, dpi, ink) & _darker(bottom, dpi, ink), widen)
+    return widened(dark_top & _darker(bottom, dpi, ink), widen)
+
+
+#: Grey levels of slack in `_darker`'s test that no column can be darker (float32 rounding is ~1e-5 here).
+_BOUND_SLACK = 1.0
 
 
 def _darker(band: np.ndarray, dpi: float, ink: float) -> np.ndarray:
-    """Columns of a band (its column means) darker than the paper beside them by `STREAK_DARKNESS`."""
+    """Columns of a band (its column means) darker than the paper beside them by `STREAK_DARKNESS`.
+
+    The paper beside a column is never lighter than the band's lightest column (it is drawn
+    between medians of the band's own columns), and the test's level grows with it; so when
+    even the darkest column reaches the level the lightest would set, no column is darker and
+    the paper beside each (a partition and an interpolation) is not worked out. A bitonal band
+    of plain paper (every mean 255) and most grey ones end there.
+    """
+    lightest, darkest = float(band.max()), float(band.min())
+    if darkest >= lightest - STREAK_DARKNESS * (lightest - ink) + _BOUND_SLACK:
+        return np.zeros(len(band), np.bool_)
     beside = _beside(band, dpi)
     return band < beside - STREAK_DARKNESS * (beside - ink)
 
@@ -84,14 +101,17 @@ def _first_paper_row(band: np.ndarray, half: float) -> int:
     """The index of the first row of ``band`` whose mean is above ``half``, or 0 if none is.
 
     A few rows at a time, stopping at the first that shows paper: each row's mean is
-    OpenCV's own (a row is reduced alone, so the chunk does not change it), and a scan
-    cut to the page needs one chunk, not an inch of rows.
+    OpenCV's own (a row is reduced alone, so the chunk does not change it). The first row
+    is looked at alone (a scan cut to the page shows paper there: one row, not a chunk,
+    to copy and reduce), then `_EDGE_CHUNK` rows at a time, not an inch of rows.
     """
-    for start in range(0, band.shape[0], _EDGE_CHUNK):
-        chunk = band[start : start + _EDGE_CHUNK]
+    start, size = 0, 1
+    while start < band.shape[0]:
+        chunk = band[start : start + size]
         means = cv2.reduce(np.ascontiguousarray(chunk), 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[:, 0] > half
         if means.any():
             return start + int(np.argmax(means))
+        start, size = start + size, _EDGE_CHUNK
     return 0
 
 

@@ -177,6 +177,26 @@ def score_targets(
     return out
 
 
+def black_shares(
+    image: np.ndarray, affine: np.ndarray, points: TargetPoints, at: np.ndarray, skip_cols: np.ndarray | None = None
+) -> np.ndarray:
+    """On a bitonal page (0 ink, 255 paper): each target's share of interior points whose pixel is black.
+
+    ``at`` is each target's ``(dx_px, dy_px)`` (the offset the local search chose). Points
+    outside the image or in a skipped column are not black. A count, with no grey level in
+    it: on such a page `score_targets`'s fill score and dark fraction of an oval or box are
+    exactly this share (tests/test_kernel_bitonal.py), so a bitonal reader counting black
+    pixels would read what the reader reads.
+    """
+    out = np.zeros(points.n_targets)
+    for t in range(points.n_targets):
+        xy = points.interior_xy[points.interior_ptr[t] : points.interior_ptr[t + 1]]
+        if len(xy):
+            v = sample_nearest(image, affine, xy, int(at[t, 0]), int(at[t, 1]), paper=255.0, skip_cols=skip_cols)
+            out[t] = np.count_nonzero(v == 0) / len(xy)
+    return out
+
+
 def mark_components(small: np.ndarray, open_size: int):
     """Twin of `tabulate.kernels.mark_components`: the same steps written plainly (a flood fill for
     the components). Returns ``(lowest, highest, threshold, paper, stats)``."""
