@@ -19,7 +19,14 @@ says and read with the set. Two kinds of change:
   40, bitonal at a light or a dark threshold, scale +-3 %, skew 3 deg, every
   quarter turn, heavy bleed-through, a fold through a target, the scanner's
   black background round the page (and a page fed off-centre, one edge cut),
-  uneven illumination.
+  uneven illumination; the fourth round (`variant_scans.py`): grey JPEG at
+  quality 50-60 (at 150 DPI too), error-diffusion bitonal, the feed stretched
+  along its length, torn corners, staple holes, a double feed;
+* **exported differently**: front and back side by side (split as ``tabulate
+  templates split-sides`` does), both sides in one TIFF, every style's sample
+  in one PDF, an EMS's PDF of images (`variant_pdfs.py`: a 150 DPI raster,
+  pages stored turned with /Rotate, landscape pages, a crop box), a set mixing
+  paper lengths by style (`Design.by_style`).
 
 Per variant one line: import ok, pages identified, definite-mark errors
 (definite marks read unmarked + clear non-marks read marked), ambiguous marks
@@ -35,12 +42,10 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing import Pool
 from pathlib import Path
 
-import cv2
 import numpy as np
 from PIL import Image
 
@@ -50,6 +55,28 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from accuracy import Accuracy  # noqa: E402
 from templates_accuracy import SAMPLE, family_election, ink_inside, page_to_image  # noqa: E402
+from variant_pdfs import image_pdfs  # noqa: E402
+from variant_scans import (  # noqa: E402
+    Scan,
+    affine,
+    audit_strip,
+    black_border,
+    chain,
+    colour_jpeg,
+    dither,
+    double_feed,
+    illumination,
+    imprint,
+    jpeg,
+    quarter,
+    resample,
+    scan_area,
+    staple_holes,
+    stretch,
+    threshold,
+    tinted,
+    torn_corner,
+)
 
 from tabulate.ballots.vendor import DESIGNS, PaperEffects, VendorLayoutError, simulate_vendor_sheet  # noqa: E402
 from tabulate.ballots.vendor.design import design_variant  # noqa: E402
@@ -57,155 +84,10 @@ from tabulate.ballots.vendor.sheets import ballot  # noqa: E402
 from tabulate.ballots.vendor.write import write_blanks  # noqa: E402
 from tabulate.core.errors import TabulateError  # noqa: E402
 from tabulate.detect import pair_pages  # noqa: E402
-from tabulate.detect.decode import decode_page, headers  # noqa: E402
 from tabulate.detect.read import read_pages  # noqa: E402
 from tabulate.election import parse_election  # noqa: E402
 from tabulate.templates import TemplateReader, import_templates  # noqa: E402
-
-#: A scan change: (image, scan dpi, rng) -> (image, 2x3 map of old pixels to new, still bitonal?).
-Scan = Callable[[np.ndarray, int, np.random.Generator], tuple[np.ndarray, np.ndarray, bool]]
-
-
-def _identity() -> np.ndarray:
-    return np.array([[1.0, 0, 0], [0, 1.0, 0]])
-
-
-def resample(to_dpi: int) -> Scan:
-    """The scanner set to another resolution than the one the blanks were printed (and imported) at."""
-
-    def f(img, dpi, rng):
-        k = to_dpi / dpi
-        out = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
-        return out, np.array([[k, 0, 0], [0, k, 0]]), False
-
-    return f
-
-
-def colour_jpeg(img, dpi, rng):
-    """A colour scanner's RGB JPEG (cream paper, blue-black ink), decoded as `tabulate read` decodes it."""
-    bgr = np.dstack([img * 0.86, img * 0.95, img * 0.98 + 4]).clip(0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 80])
-    raw = bytes(data)
-    return decode_page(raw, headers(raw)[0]), _identity(), False
-
-
-def jpeg(quality: int) -> Scan:
-    """A grey JPEG at ``quality`` (40: heavy compression, 8 x 8 blocks and ringing round every stroke)."""
-
-    def f(img, dpi, rng):
-        ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        raw = bytes(data)
-        return decode_page(raw, headers(raw)[0]), _identity(), False
-
-    return f
-
-
-def black_border(margin_in: float, shift_in: tuple[float, float] = (0.0, 0.0)) -> Scan:
-    """The page on a scanner's black background ``margin_in`` wide all round, moved by ``shift_in`` (inches):
-    a shift past the margin cuts that edge of the page (and any timing mark on it) off the image."""
-
-    def f(img, dpi, rng):
-        h, w = img.shape
-        m = round(margin_in * dpi)
-        dx, dy = round((margin_in + shift_in[0]) * dpi), round((margin_in + shift_in[1]) * dpi)
-        canvas = np.full((h + 2 * m, w + 2 * m), 18, np.uint8)
-        step = np.array([[1.0, 0, dx], [0, 1.0, dy]])
-        out = cv2.warpAffine(img, step, (w + 2 * m, h + 2 * m), flags=cv2.INTER_NEAREST, borderValue=255)
-        inside = cv2.warpAffine(np.full_like(img, 255), step, (w + 2 * m, h + 2 * m), flags=cv2.INTER_NEAREST)
-        return np.where(inside > 0, out, canvas), step, False
-
-    return f
-
-
-def illumination(darkest: float) -> Scan:
-    """Uneven light: the page darkens smoothly from its top-left corner to ``darkest`` x at the bottom-right."""
-
-    def f(img, dpi, rng):
-        h, w = img.shape
-        ramp = 1.0 - (1.0 - darkest) * (np.add.outer(np.arange(h) / h, np.arange(w) / w) / 2)
-        return (img * ramp).astype(np.uint8), _identity(), False
-
-    return f
-
-
-def threshold(level: int) -> Scan:
-    """A bitonal scan: black where darker than ``level`` (low: a light setting, marks thin; high: dark)."""
-
-    def f(img, dpi, rng):
-        return np.where(img < level, 0, 255).astype(np.uint8), _identity(), True
-
-    return f
-
-
-def audit_strip(height_in: float) -> Scan:
-    """A Dominion-style image export: the page, then a strip ``height_in`` tall appended below it holding the
-    machine's interpretation as text ("AuditMark"): the image is taller than the paper, with print below it."""
-
-    def f(img, dpi, rng):
-        h, w = img.shape
-        strip = np.full((round(height_in * dpi), w), 255, np.uint8)
-        lines = ["AuditMark", "Ballot ID: 00042-07-0123  Tabulator 7  Batch 42", "Ballot Style: 2"]
-        lines += [f"Contest {n}: Candidate {n * 7 % 11}  (Vote for 1)" for n in range(1, 9)]
-        scale, step = dpi / 300 * 0.9, round(0.16 * dpi)
-        for n, text in enumerate(lines):
-            y = round(0.25 * dpi) + n * step
-            if y + step > strip.shape[0]:
-                break
-            cv2.putText(strip, text, (round(0.3 * dpi), y), cv2.FONT_HERSHEY_SIMPLEX, scale, 0, max(1, dpi // 150))
-        return np.vstack([img, strip]), _identity(), False
-
-    return f
-
-
-def scan_area(extra_in: float, value: int) -> Scan:
-    """The scanner set to a longer page than the paper: ``extra_in`` beyond its bottom edge at ``value``
-    (18: the black background; 255: a white one)."""
-
-    def f(img, dpi, rng):
-        h, w = img.shape
-        return np.vstack([img, np.full((round(extra_in * dpi), w), value, np.uint8)]), _identity(), False
-
-    return f
-
-
-def imprint(img, dpi, rng):
-    """A central scanner's imprinter: a line of small text (batch, sequence, date) printed along the page's
-    leading edge as it is fed, so on the voted scans and never on the blanks."""
-    out = img.copy()
-    text = f"BATCH 0042  SEQ {int(rng.integers(1, 99999)):06d}  11/07/2028  TAB 7"
-    cv2.putText(out, text, (round(2.0 * dpi), round(0.11 * dpi)), cv2.FONT_HERSHEY_SIMPLEX, dpi / 400, 0, 1)
-    return out, _identity(), False
-
-
-def tinted(grey: int) -> Scan:
-    """Ballots printed on tinted stock (a party's colour in a primary): the paper scans at ``grey``, not white;
-    the blanks are the white PDF."""
-
-    def f(img, dpi, rng):
-        return (img.astype(np.float32) * (grey / 255.0)).astype(np.uint8), _identity(), False
-
-    return f
-
-
-def affine(scale: float = 1.0, angle: float = 0.0) -> Scan:
-    """Paper stretched or shrunk by ``scale`` and turned ``angle`` degrees about the page's centre."""
-
-    def f(img, dpi, rng):
-        h, w = img.shape
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
-        out = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=255)
-        return out, m, False
-
-    return f
-
-
-def quarter(k: int) -> Scan:
-    def f(img, dpi, rng):
-        h, w = img.shape
-        m = {1: [[0, 1, 0], [-1, 0, w - 1]], 2: [[-1, 0, w - 1], [0, -1, h - 1]], 3: [[0, -1, h - 1], [1, 0, 0]]}[k]
-        return np.ascontiguousarray(np.rot90(img, k)), np.array(m, dtype=float), False
-
-    return f
+from tabulate.templates.exports import split_sides  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -222,6 +104,10 @@ class Variant:
     export: str = ""
     #: Every style's blank pages in one PDF (a county's sample ballots posted as one file).
     one_pdf: bool = False
+    #: The blanks as an EMS's PDF whose pages are images (`variant_pdfs.image_pdfs`): "150" (a JPEG raster at
+    #: 150 DPI), "rotated" (the raster stored a quarter turn round, /Rotate showing it upright), "sideways"
+    #: (a landscape page), "cropbox" (a crop box 0.25 in inside the paper).
+    image_pdf: str = ""
 
 
 #: The ``boxes`` family in three columns without its instruction column (room for taller contests).
@@ -234,6 +120,20 @@ NOTE = (
 FLAT = PaperEffects(quarter_turn=0.0)
 #: Targets in a drop-out red: grey 0.299 R + 0.587 G + 0.114 B = 146 on a colour blank, 238 through a red filter.
 RED = dict(target_rgb=(235, 100, 100), dropout_grey=238)
+
+
+#: A set mixing paper lengths by style: style 3 of the arrows on 8.5 x 17 in, the rest on legal.
+MIXED = design_variant(
+    "arrows",
+    "mixed",
+    by_style=tuple((s, design_variant("arrows", "long17", paper_in=(8.5, 17.0), bottom_in=16.2)) for s in ("3",)),
+)
+#: The boxes with style 1 on legal paper, the rest on letter (the set's first page the longer one).
+MIXED_BOXES = design_variant(
+    "boxes",
+    "mixed",
+    by_style=tuple((s, design_variant("boxes", "legal", paper_in=(8.5, 14.0), bottom_in=13.35)) for s in ("1",)),
+)
 
 
 def _variants() -> list[Variant]:
@@ -315,7 +215,7 @@ def _variants() -> list[Variant]:
         Variant("arrows, AuditMark strip below the page", "arrows", audit_strip(2.0)),
         Variant("boxes, scan area 2 in longer, black", "boxes", scan_area(2.0, 18)),
         Variant("timing, scan area 3 in longer, white", "timing", scan_area(3.0, 255)),
-        Variant("boxes, front and back side by side", "boxes", effects=FLAT, export="side_by_side"),
+        Variant("boxes, front and back side by side, split", "boxes", effects=FLAT, export="side_by_side"),
         Variant("boxes, both sides in one multi-page TIFF", "boxes", export="tiff"),
         Variant("timing, both sides in one G4 TIFF", "timing", export="tiff"),
         Variant("arrows, long ballot 8.5 x 17 in", v("arrows", "long17", paper_in=(8.5, 17.0), bottom_in=16.2)),
@@ -325,6 +225,25 @@ def _variants() -> list[Variant]:
         Variant("boxes, imprinted serial number on the scans", "boxes", imprint),
         Variant("timing, imprinted serial number on the scans", "timing", imprint),
         Variant("boxes, tinted ballot stock (paper at grey 200)", "boxes", tinted(200)),
+        # The fourth round: what real central scanners and EMS exports do next.
+        Variant("boxes 300, grey JPEG quality 60 at 150 DPI", "boxes", chain(resample(150), jpeg(60))),
+        Variant("timing 200, grey JPEG quality 50", "timing", jpeg(50)),
+        Variant("boxes 300, bitonal 200 DPI error diffusion", "boxes", dither(200)),
+        Variant("timing 200, bitonal error diffusion", "timing", dither(200)),
+        Variant("boxes, feed stretched 2 % along its length", "boxes", stretch(1.02)),
+        Variant("timing, feed shrunk 2 % along its length", "timing", stretch(0.98)),
+        Variant("boxes, top-left corner torn off (1 in)", "boxes", torn_corner(1.0, 0)),
+        Variant("timing, bottom-right corner torn off (0.8 in)", "timing", torn_corner(0.8, 2)),
+        Variant("arrows, top-right corner torn off, white", "arrows", torn_corner(1.0, 1, 255)),
+        Variant("boxes, staple holes, top left", "boxes", staple_holes()),
+        Variant("timing, staple holes, top left", "timing", staple_holes()),
+        Variant("boxes, double feed (second sheet 1.5 in behind)", "boxes", double_feed(1.5)),
+        Variant("boxes, EMS PDF of 150 DPI JPEG pages", "boxes", image_pdf="150"),
+        Variant("timing, EMS PDF, pages stored turned, /Rotate", "timing", image_pdf="rotated"),
+        Variant("boxes, EMS PDF, landscape pages", "boxes", image_pdf="sideways"),
+        Variant("boxes, EMS PDF with a crop box 0.25 in in", "boxes", image_pdf="cropbox"),
+        Variant("arrows, styles on legal and 8.5 x 17 in", MIXED),
+        Variant("boxes, styles on letter and legal", MIXED_BOXES),
     ]
 
 
@@ -406,7 +325,10 @@ def _read_export(v: Variant, e, reader, images: list[np.ndarray], k: int) -> lis
     if v.export == "side_by_side":
         h = max(im.shape[0] for im in images)
         both = np.hstack([np.pad(im, ((0, h - im.shape[0]), (0, 0)), constant_values=255) for im in images])
-        return [reader.read_image(e, both, source=f"sheet{k}")]
+        halves = split_sides(both, [reader.paper_in])  # as `tabulate templates split-sides` writes them
+        if halves is None:
+            return [reader.read_image(e, both, source=f"sheet{k}")]
+        return [reader.read_image(e, img, source=f"sheet{k}-{i}") for i, img in enumerate(halves)]
     if v.export == "tiff":  # through the file path `tabulate read` and `scan` take (`read_pages`)
         bitonal = all(np.isin(im, (0, 255)).all() for im in images)
         pil = [Image.fromarray(im >= 128) if bitonal else Image.fromarray(im) for im in images]
@@ -469,6 +391,8 @@ def run_variant(v: Variant, sheets: int, workers: int, kinds: bool = False) -> s
             return f"| {v.name} | (generator: {err}) | - | - | - | - |"
         if v.one_pdf:
             blanks = [_one_pdf(blanks, Path(tmp) / "sample-ballots.pdf", DESIGNS[v.family].dpi)]
+        if v.image_pdf:
+            blanks = image_pdfs(blanks, Path(tmp) / "ems", DESIGNS[v.family].dpi, v.image_pdf)
         try:
             import_templates(election, blanks, Path(tmp) / "set")
         except TabulateError as err:

@@ -50,6 +50,17 @@ def register(subparsers) -> None:
         help="a person's overrides: page style/number, ignored drawings, targets assigned by hand",
     )
     m.set_defaults(func=run_import)
+    s = sub.add_parser(
+        "split-sides",
+        help="images holding a sheet's front and back side by side -> one image a side",
+        description="Write each half of every image that holds two pages side by side (as some scanners "
+        "export a sheet) as an image of its own, NAME-front.png (left) and NAME-back.png (right), with "
+        "split-sides.csv naming each half's original and its SHA-256. Then scan or read the folder.",
+    )
+    s.add_argument("images", nargs="+", type=Path, metavar="IMAGE", help="scanned images (PNG, JPEG, TIFF)")
+    s.add_argument("--templates", required=True, type=Path, metavar="DIR", help="the set the sheets are read with")
+    s.add_argument("--out", required=True, type=Path, metavar="DIR", help="the folder the halves go to")
+    s.set_defaults(func=run_split_sides)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -71,6 +82,22 @@ def run_import(args) -> int:
             f"{len(p.layout.contest_boxes)} contests{code}; proof {args.out / (p.key + '-proof.png')}"
         )
     print(f"blank level {tset.blank_level:.3f}; thresholds marginal {tset.marginal:.3f}, definite {tset.definite:.3f}")
+    return 0
+
+
+def run_split_sides(args) -> int:
+    from ..templates.sides import MANIFEST, split_files
+
+    reader = reader_for(args.templates)
+    papers = sorted({(p.layout.width_in, p.layout.height_in) for p in reader.tset.pages})
+    result = split_files(list(args.images), args.out, papers)
+    print(f"{len(result.written)} images written to {args.out} ({args.out / MANIFEST} names each one's original)")
+    if result.refused:
+        first, why = result.refused[0]
+        raise UsageError(
+            f"{len(result.refused)} images were not split and not written (first: {first}: {why}); "
+            "read them as they are"
+        )
     return 0
 
 

@@ -2,7 +2,10 @@
 
 PDF pages are rasterized with pypdfium2 (Google's PDFium, the renderer in
 Chrome, as a self-contained wheel: no Ghostscript or poppler to install, and
-it renders vector ballots exactly) at `PDF_DPI`.
+it renders vector ballots exactly) at `PDF_DPI`. A PDF page states its size: a
+page the size of a ballot paper is that paper at exactly `PDF_DPI` (its crop box
+widened to the paper when it cuts inside it), and a landscape page is turned
+upright as a landscape scan is.
 
 A colour blank is taken by its darkest channel, not its luminance: vendors
 print targets in a drop-out colour (red, pink) that a colour-dropout scanner
@@ -25,6 +28,8 @@ from .model import TemplateError
 from .watermark import strip_watermark
 
 PDF_DPI = 300
+#: A PDF page box within this of a ballot paper's size (inches, each side) is that paper.
+PAPER_SLACK_IN = 0.06
 #: Paper a blank may be printed on (width, length in inches): the election's letter and legal, and the long
 #: ballots vendors print for long elections (ES&S and Dominion scanners take 8.5 x 17 and 8.5 x 19 in).
 BALLOT_PAPERS_IN = (*PAPER_SIZES_IN.values(), (8.5, 17.0), (8.5, 19.0))
@@ -66,12 +71,50 @@ def _pdf_pages(path: Path) -> list[Blank]:
         raise TemplateError(f"{path}: cannot open the PDF: {e}") from None
     out = []
     for i in range(len(pdf)):
-        bitmap = pdf[i].render(scale=PDF_DPI / 72)
+        page = pdf[i]
+        paper = _whole_paper(page)
+        bitmap = page.render(scale=PDF_DPI / 72)
         img = darkest_channel(bitmap.to_numpy().reshape(bitmap.height, bitmap.width, -1))
-        paper, dpi = paper_and_dpi(img.shape)
+        if paper is None:  # not a paper size: as a scan of it, by its shape
+            paper, dpi = paper_and_dpi(img.shape)
+        else:
+            dpi = float(PDF_DPI)
+        if img.shape[1] > img.shape[0]:
+            img = np.ascontiguousarray(np.rot90(img, -1))  # a landscape page of a portrait blank, as for scans
         out.append(_blank(f"{path.name}#{i + 1}" if len(pdf) > 1 else path.name, img, dpi, paper))
     pdf.close()
     return out
+
+
+def _paper_of(w_pt: float, h_pt: float) -> tuple[float, float] | None:
+    """The ballot paper a PDF box of ``w_pt`` x ``h_pt`` points is (either way up), within `PAPER_SLACK_IN`."""
+    w, h = sorted((w_pt / 72, h_pt / 72))
+    return next(
+        (p for p in BALLOT_PAPERS_IN if abs(p[0] - w) <= PAPER_SLACK_IN and abs(p[1] - h) <= PAPER_SLACK_IN), None
+    )
+
+
+def _whole_paper(page) -> tuple[float, float] | None:
+    """The ballot paper a PDF page is printed on, its crop box widened to the whole paper when the crop box
+    cuts inside a paper-sized media box; None when neither box is a ballot paper.
+
+    A PDF page's size is known, unlike a scan's: its box in points. An EMS's export (or a scan saved as PDF)
+    may set a crop box inside the paper, which a viewer (and the renderer) shows alone: rasterized as it
+    stood, a letter page cropped 0.25 in all round was taken for letter paper at 284 DPI and every target
+    placed 2-6 % off. Layout inches are the paper's, so the whole paper is rendered."""
+    crop, media = page.get_cropbox(), page.get_mediabox()
+    whole = _paper_of(crop[2] - crop[0], crop[3] - crop[1])
+    if whole is not None:
+        return whole
+    whole = _paper_of(media[2] - media[0], media[3] - media[1])
+    if (
+        whole is not None
+        and all(crop[k] >= media[k] - 1 for k in (0, 1))
+        and all(crop[k] <= media[k] + 1 for k in (2, 3))
+    ):
+        page.set_cropbox(*media)
+        return whole
+    return None
 
 
 def darkest_channel(img: np.ndarray) -> np.ndarray:

@@ -18,7 +18,9 @@ is the feed's width: the paper fills it (with a margin) whatever follows in
 the rows below. An image longer than the paper's shape is read by its
 width. An image that is exactly two pages side by side is refused, with
 what the clerk should do: a reading of half a sheet could take the other
-half for the back and lose nothing only by luck.
+half for the back and lose nothing only by luck. ``tabulate templates
+split-sides`` (`split_sides`) writes each half as an image of its own, which
+then pair and read as any sheet's two images do.
 """
 
 from __future__ import annotations
@@ -66,14 +68,44 @@ def page_dpi(shape: tuple[int, int], w_in: float, h_in: float) -> tuple[float, b
     if _side_by_side(rows, cols, w_in, h_in):
         raise ReadError(
             "two_pages_in_image",
-            f"the image ({cols} x {rows} px) holds two {w_in:g} x {h_in:g} in pages side by side: set the "
-            "scanner to write each side as an image of its own (or split the images in two) and scan them again",
+            f"the image ({cols} x {rows} px) holds two {w_in:g} x {h_in:g} in pages side by side: split the "
+            "images in two with `tabulate templates split-sides` (or set the scanner to write each side as an "
+            "image of its own) and scan the halves",
         )
     if ratio > page:  # longer than an upright page: the page across the image's width, more below it
         return _snap(cols / w_in), False
     if ratio > across:  # a page fed sideways, something below it
         return _snap(cols / h_in), True
     return image_dpi(shape, w_in, h_in)  # wider than the page: as our own reader takes it
+
+
+def split_sides(image: np.ndarray, papers: list[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The left and right halves of an image holding two upright pages of one of ``papers`` side by side
+    (front and back, as some scanners export a sheet), or None when it is not such an image.
+
+    The halves are cut at the middle column: a scanner writing both sides into one image gives each the
+    same width. Each half is then an ordinary page image: its registration finds the paper in it, and a
+    half that is not a page is refused by the reader as any image would be (never read as the other)."""
+    rows, cols = image.shape
+    if not any(_side_by_side(rows, cols, w, h) for w, h in papers):
+        return None
+    mid = cols // 2
+    return np.ascontiguousarray(image[:, :mid]), np.ascontiguousarray(image[:, mid:])
+
+
+def paper_of(shape: tuple[int, int], papers: list[tuple[float, float]]) -> tuple[float, float]:
+    """The paper (of a set's ``papers``, shortest first) whose shape the image has, either way up; the shortest
+    when none has (an image longer than its page is then read by its width, `page_dpi`).
+
+    A set may mix paper lengths by style (letter for short styles, legal or 17 in for long ones). Taken as
+    the set's first page's paper, a letter page read with a legal set's paper looked like a page fed
+    sideways with something below it, got a resolution 21 % low, and was refused (`registration_residual`)."""
+    rows, cols = shape
+    ratio = rows / cols
+    for w, h in papers:
+        if abs(ratio / (h / w) - 1) <= SHAPE_TOLERANCE or abs(ratio / (w / h) - 1) <= SHAPE_TOLERANCE:
+            return w, h
+    return papers[0]
 
 
 #: Image rows beyond the placed paper (inches) past which `paper_rows` trims them.

@@ -27,6 +27,7 @@ from .codes import find_code
 from .find import FoundGroup, FoundTarget, find_targets, group_targets, ink_mask
 from .model import TemplateError, TemplatePage, TemplateSet
 from .proof import proof_image
+from .twosheets import one_off, refuse_second_sheet
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,8 @@ def _fits(election: Election, name: str, sizes: list[int], starts: list[bool] | 
         ]
     if found:
         return found
+    if not one_off(election, sizes):  # not a page with one contest's count off: a second sheet's?
+        refuse_second_sheet(election, name, sizes)
     same, near_style, page = max(near)
     contests = election.style_contests(near_style)
     off = 0 if page == 1 else len(contests) - len(sizes)

@@ -55,7 +55,8 @@ from .align import (
 from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
-from .exports import page_dpi, paper_rows
+from .dither import undither
+from .exports import page_dpi, paper_of, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
 from .matching import MatchBasis, frame_as_blank, match_page
 from .model import TemplatePage, TemplateSet, load_set
@@ -83,6 +84,8 @@ class TemplateReader:
         self._bases: tuple[dict, dict] | None = None
         self.tset = _load(self.folder)
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
+        #: Every paper the set's pages are on, shortest first (a set may mix lengths by style).
+        self.papers = sorted({(p.layout.width_in, p.layout.height_in) for p in self.tset.pages}, key=lambda p: p[1])
 
     def __getstate__(self):  # workers load the set themselves
         return {"folder": self.folder}
@@ -119,7 +122,7 @@ class TemplateReader:
                 )
             base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
             t0 = time.perf_counter()
-            image = paint_background(image)  # a scanner's black background round the paper
+            image = paint_background(undither(image))  # error-diffused dots back to grey; a black background
             tp, reg, twin = self._identify(image)
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
@@ -151,7 +154,7 @@ class TemplateReader:
                 # The local search may slide a target's points by its radius: the printed name beside
                 # an arrow (whose outline pins it less than an oval's) must not come into its marking area.
                 area_slack_in=slack,
-                creases_in=lambda: crease_rows(upright, scoring_reg.affine, self.paper_in),
+                creases_in=lambda: crease_rows(upright, scoring_reg.affine, (tp.layout.width_in, tp.layout.height_in)),
                 features=feats,
             )
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
@@ -215,7 +218,7 @@ class TemplateReader:
             yield from ranked
 
     def _code_first(
-        self, image: np.ndarray, dpi: float, turns: tuple[int, int]
+        self, image: np.ndarray, dpi: float, turns: tuple[int, int], paper: tuple[float, float]
     ) -> list[tuple[float, TemplatePage, int]]:
         """A QR code read where the set prints it on an unskewed page: its page, both turns, first (cheap)."""
         coded = [p for p in self.tset.pages if p.code is not None and p.code.kind == "qr"]
@@ -223,7 +226,7 @@ class TemplateReader:
         formats = self._code_formats(coded)
         for rect in rects:
             for k in turns:
-                text = read_qr_near(image, nominal(image.shape, k, dpi, *self.paper_in), rect, formats=formats, dpi=dpi)
+                text = read_qr_near(image, nominal(image.shape, k, dpi, *paper), rect, formats=formats, dpi=dpi)
                 named = self.tset.page_for_code(text) if text else None
                 if named is not None:
                     return [(1.0, named, k), (0.0, named, (k + 2) % 4)]
@@ -251,14 +254,14 @@ class TemplateReader:
     def _identify(self, image: np.ndarray) -> tuple[TemplatePage, Registration, bool]:
         """`identify_and_register`, and whether matching left the page between templates printed alike
         (`same_targets`): then the sheet's other side names the style (`tabulate.detect.pair_pages`)."""
-        w_in, h_in = self.paper_in
+        w_in, h_in = paper_of(image.shape, self.papers)  # a set may mix paper lengths by style
         dpi, turned = page_dpi(image.shape, w_in, h_in)  # an export may add a strip below the page
         fine8 = shrink(image, dpi, FINE_DPI)
         half = half_image(fine8)
         small = prepare(half, FINE_DPI / 2, COARSE_DPI, 1.0)  # as from fine8, whose first step is ``half``
         paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
         turns = (1, 3) if turned else (0, 2)
-        by_code = self._code_first(image, dpi, turns)
+        by_code = self._code_first(image, dpi, turns, (w_in, h_in))
         fit = (image, (fine8, half), small, dpi, paper, by_code, turns)
         try:  # the skew the page's print gives, then (rarely) the whole sweep
             tp, reg, k = self._fit(*fit, print_angle(half))

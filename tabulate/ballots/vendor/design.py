@@ -72,6 +72,9 @@ class Design:
     #: False leaves the QR code off the sample. The voted sheets never show any of it.
     sample_grey: int = 0
     sample_code: bool = True
+    #: (style id, design key) pairs: those styles printed in another design of the vendor's (a longer paper
+    #: for the styles with the most contests); every other style in this one.
+    by_style: tuple[tuple[str, str], ...] = ()
 
 
 #: Timing-mark grid of the ``timing`` family: marks every `TIMING_PITCH_IN` down both long edges
@@ -138,6 +141,11 @@ def design_variant(family: str, tag: str, **changes) -> str:
     key = f"{family}/{tag}"
     DESIGNS[key] = replace(DESIGNS[family], **changes)
     return key
+
+
+def style_design(family: str, style_id: str) -> str:
+    """The design key a style of ``family`` is printed in (`Design.by_style`; the family's own otherwise)."""
+    return dict(DESIGNS[family].by_style).get(style_id, family)
 
 
 def vendor_code_text(family: str, style_number: int, page: int) -> str:

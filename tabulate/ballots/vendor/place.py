@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...election.geometry import Rect
 from ...election.model import Contest, Election
 from .contest import place_contest
-from .design import DESIGNS, TIMING_EDGE_IN, TIMING_PITCH_IN, Design, vendor_code_text
+from .design import DESIGNS, TIMING_EDGE_IN, TIMING_PITCH_IN, Design, style_design, vendor_code_text
 from .furniture import page_furniture
 from .pages import VendorBallot, VendorLayoutError, VendorPage
 
@@ -27,6 +27,7 @@ def vendor_layout(election: Election, style_id: str, family: str) -> VendorBallo
     VendorLayoutError
         The style's contests do not fit the design's columns.
     """
+    family = style_design(family, style_id)  # a style may be printed on another paper
     d = DESIGNS[family]
     number = [s.id for s in election.ballot_styles].index(style_id) + 1
     cols = _columns(d)

@@ -28,7 +28,6 @@ from ..plan import plan_sheet, stray_strokes, target_index
 from ..scanner import SCAN_PROFILES, draw_scan, scan_page
 from ..truth import sheet_truth
 from ..voters import POPULATIONS, draw_voter
-from .design import DESIGNS
 from .draw import print_page
 from .pages import VendorBallot
 from .place import vendor_layout
@@ -159,12 +158,12 @@ def simulate_vendor_sheet(
     effects: PaperEffects = PaperEffects(),
 ) -> tuple[tuple[np.ndarray, np.ndarray], dict]:
     """Sheet ``index`` (0-based) of a vendor-family run: its two images in scan order and its truth record."""
-    design = DESIGNS[family]
-    dpi = design.dpi
     pop, prof = POPULATIONS[population], SCAN_PROFILES[scan_profile]
     r_voter, r_ink, r_scan = _rngs(seed, index)
     intent = draw_voter(election, r_voter, pop)
     b = ballot(election, intent.style_id, family)
+    design = b.design  # the style's own (`Design.by_style`: a longer paper for some styles)
+    dpi = design.dpi
     layout = b.ballot_layout()
     plan = plan_sheet(layout, intent, pop, r_voter)
     pages = blank_pages(election, intent.style_id, family)

@@ -22,7 +22,7 @@ from ..arrows import ARROW_MARK_KINDS
 from ..mark_kinds import MARK_KINDS
 from ..samples import TRUTH_FILE, encode_page, sheet_file_name
 from ..truth import TRUTH_FORMAT
-from .design import DESIGNS
+from .design import DESIGNS, style_design
 from .sample import stamp_sample
 from .sheets import ballot, blank_pages, colour_blank_pages, simulate_vendor_sheet
 
@@ -33,11 +33,11 @@ def write_blanks(
     """Each style's (or ``styles``') blank pages into ``out``: PNG, or a two-page PDF per style for ``arrows``
     (``pdf`` chooses for any family)."""
     out.mkdir(parents=True, exist_ok=True)
-    d = DESIGNS[family]
     paths = []
     for style in election.ballot_styles:
         if styles is not None and style.id not in styles:
             continue
+        d = DESIGNS[style_design(family, style.id)]
         pages = blank_pages(election, style.id, family)
         if d.target_rgb is not None:  # the county's blanks show the drop-out colour the scans do not
             pages = colour_blank_pages(election, style.id, family)
