@@ -139,9 +139,9 @@ tabulate.central.run_batch = batch
 submit = ProcessPoolExecutor.submit
 def first_submit(self, fn, *a, **k):
     f = submit(self, fn, *a, **k)
-    if fn.__name__ == "read_task":
-        mark("first sheet handed to the pool")
-        f.add_done_callback(lambda _f: mark("first sheet read (the preload done, a worker forked and started)"))
+    if fn.__name__ in ("read_task", "read_tasks"):
+        mark("first sheets handed to the pool")
+        f.add_done_callback(lambda _f: mark("first task read (the preload done, a worker forked and started)"))
     return f
 ProcessPoolExecutor.submit = first_submit
 args = ["scan", {folder!r}, "--election", {election!r}, "--db", {db!r}, "--batch", "b",

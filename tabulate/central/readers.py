@@ -24,7 +24,7 @@ from .interpret import Interpreter, interpret_sheet
 from .layouts_warm import offer_election, withdraw_election
 from .readers_start import reader_context, take_offer
 from .sources import SheetSource
-from .worker import fingerprint, init_worker, ping, read_task
+from .worker import fingerprint, init_worker, ping, read_task, read_tasks
 
 READER_CRASHED = "reader_crashed"
 READER_TIMED_OUT = "reader_timed_out"
@@ -90,6 +90,10 @@ class _Readers:
 
     def submit(self, sheet: SheetSource) -> Future:
         return self._pool.submit(read_task, sheet)
+
+    def submit_many(self, sheets: list[SheetSource]) -> Future:
+        """A few sheets as one task: a Future of their outcomes, in the same order."""
+        return self._pool.submit(read_tasks, sheets)
 
     def restart(self) -> None:
         _kill(self._pool)
