@@ -10,6 +10,8 @@ machine slows it less than wall time):
   that import with ``build_parser()`` (every command builds the whole parser);
 * the forkserver's preload, ``import tabulate.central.preload`` (the reader's
   modules and `tabulate.kernels.warm`), paid once per scan;
+* the signed on-disk cache of every page's sample points: built once, then
+  checked by the scan's parent and seeded in each worker;
 * the first and second sheet read by `interpret_sheet` (a G4 sheet simulated
   here), with and without the warm-up: without it each worker loaded the
   kernels' compiled code on its first sheet; with the election offered
@@ -22,10 +24,12 @@ machine slows it less than wall time):
 from __future__ import annotations
 
 import io
+import os
 import pickle
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,27 +123,27 @@ def mark(k):
     marks.setdefault(k, (time.monotonic() - T0, time.process_time() - C0))
 import tabulate.cli
 import tabulate.central
-import tabulate.central.pipeline as pl
-import tabulate.central.readers as rd
 import tabulate.central.readers_start as rs
-mark("CLI and the pipeline imported")
+from concurrent.futures import ProcessPoolExecutor
+mark("CLI imported (not the pipeline: it loads when the scan runs)")
 start_early = rs.start_early
-def early(election):
-    mark("readers' forkserver started (election loaded, arguments checked)")
+def early(election=None):
+    mark("election loaded, arguments checked" if election else "readers' forkserver started (before parsing)")
     return start_early(election)
 rs.start_early = early
-run_batch = pl.run_batch
 def batch(*a, **k):
+    from tabulate.central.pipeline import run_batch
     mark("batch listed, store opened and bound, batch opened: run_batch")
     return run_batch(*a, **k)
 tabulate.central.run_batch = batch
-submit = rd._Readers.submit
-def first_submit(self, sheet):
-    mark("first sheet handed to the pool")
-    f = submit(self, sheet)
-    f.add_done_callback(lambda _f: mark("first sheet read (the preload done, a worker forked and started)"))
+submit = ProcessPoolExecutor.submit
+def first_submit(self, fn, *a, **k):
+    f = submit(self, fn, *a, **k)
+    if fn.__name__ in ("read_task", "read_tasks"):
+        mark("first sheets handed to the pool")
+        f.add_done_callback(lambda _f: mark("first task read (the preload done, a worker forked and started)"))
     return f
-rd._Readers.submit = first_submit
+ProcessPoolExecutor.submit = first_submit
 args = ["scan", {folder!r}, "--election", {election!r}, "--db", {db!r}, "--batch", "b",
         "--vote-type", "election_day", "--workers", {workers!r}, "--no-progress"]
 import contextlib, io
@@ -149,6 +153,49 @@ mark("last sheet recorded, summary printed")
 for k, (w, c) in sorted(marks.items(), key=lambda x: x[1][0]):
     print(f"  {{w:6.2f}} s wall {{c:5.2f}} s parent CPU   {{k}}")
 """
+
+
+_CACHE_COST = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+import tabulate.central.preload
+from tabulate.central import layouts_cache
+from tabulate.detect import template
+from tabulate.election import load_election
+election = load_election({election!r})
+c0 = time.process_time()
+made = layouts_cache.prepared(election)  # the parent: a verified cache and the pages laid out, or None
+c1 = time.process_time()
+state = "cached" if made else layouts_cache.ensure(election)
+c2 = time.process_time()
+made = layouts_cache.prepared(election)
+template._CACHE.clear()
+pages = layouts_cache.seed(election, made)
+c3 = time.process_time()
+print(state, pages, os.path.getsize(made.path), c2 - c1, c1 - c0, c3 - c2)
+"""
+
+
+def _cache_cost(election: str) -> str:
+    """The on-disk layouts cache: building it (a fresh folder), the parent's check, a worker's seeding."""
+    with tempfile.TemporaryDirectory(prefix="tabulate-startup-cache-") as tmp:
+        env = {**os.environ, "TABULATE_CACHE_DIR": tmp}
+        runs = []
+        for _ in range(3):
+            code = _CACHE_COST.format(root=str(ROOT), election=election)
+            runs.append(
+                subprocess.run(
+                    [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+                ).stdout.split()
+            )
+    built = next(r for r in runs if r[0] == "built")
+    cached = [r for r in runs if r[0] == "cached"]
+    check = min(float(r[4]) for r in cached)
+    seed = min(float(r[5]) for r in cached)
+    return (
+        f"{built[1]} pages, {int(built[2]) / 1e6:.1f} MB signed: built once {float(built[3]):.2f} CPU s; then the "
+        f"parent's check and layouts {check:.3f} CPU s, a worker's seeding {seed:.3f} CPU s"
+    )
 
 
 def timeline(n: int, workers: int) -> None:
@@ -163,10 +210,15 @@ def timeline(n: int, workers: int) -> None:
             code = _TIMELINE.format(
                 root=str(ROOT), folder=str(folder), election=election, db=str(Path(tmp) / db), workers=str(workers)
             )
+            began = time.monotonic()
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+            ended = time.monotonic() - began
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         print(f"a cold tabulate scan of {n} G4 sheets, {workers} workers (load {load}):")
         print(out.rstrip())
+        print(
+            f"  {ended:6.2f} s wall                    the process exited (seen from outside: Python's start and exit too)"
+        )
 
 
 def main() -> int:
@@ -190,6 +242,7 @@ def main() -> int:
         election = str(ROOT / "samples" / "general" / "election.json")
         offered = Path(tmp) / "election.pickle"
         offered.write_bytes(pickle.dumps(load_election(election)))
+        print(f"the signed on-disk layouts cache (tabulate.central.layouts_cache): {_cache_cost(election)}")
         labels = ("imports only               ", "preload, kernels.warm()    ", "preload, kernels + layouts ")
         for warm, label in enumerate(labels):
             code = _CHILD.format(root=str(ROOT), warm=warm, election=election, pages=pages, offered=str(offered))

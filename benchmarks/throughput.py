@@ -19,13 +19,21 @@ ballots), then times, on the same files in the same run:
 * **tabulate scan**: the real command into a new store, from the moment the
   batch starts (as its summary reports) and end to end (process start to exit).
 
-Each runs in a process of its own, at n/4 and at n sheets; the difference
-between the two is the steady-state cost per sheet (process start, imports
-and the reader's first-call warm-up cancel out). It is reported as CPU time
-of the whole process tree (steady on a shared machine) and as measured
-sheets/s. The ratio is against decode-only (goal <= 1.25). ``--memory`` runs
-batches of the given sizes and samples the resident memory of the scan
-process and of its whole process tree (goal: flat as the batch grows).
+Each runs in a process of its own, on n sheets, ``--rounds`` times in turn
+(decode-only, pipeline, scan; decode-only, ...). The steady-state cost per
+sheet is taken *inside* each run: every 0.1 s the CPU time of the whole
+process tree is sampled beside the sheets done so far (committed to the store,
+or results received by decode-only), and the cost is the CPU (and wall time)
+spent between the first count past 10 % of the batch and the last before
+90 %, divided by the sheets done between them (`steady`), so process start,
+imports, the readers' warm-up and the last sheets' tail are not in it.
+(Until the seventh session it was the difference between a run of n/4 and a
+run of n sheets: two runs' start-ups, which on a shared machine differ by
+more than 300 sheets' reading, once giving "pipeline" half of "decode-only".)
+The ratio is against the same round's decode-only (goal <= 1.25).
+``--memory`` runs batches of the given sizes and samples the resident memory
+of the scan process and of its whole process tree (goal: flat as the batch
+grows).
 """
 
 from __future__ import annotations
@@ -105,6 +113,11 @@ def decode_task(sheet) -> str:
     return f"{identity[:16]}:{shapes}"
 
 
+def decode_tasks(sheets) -> list[str]:
+    """`decode_task` for a few sheets in one task, as the scan's workers take them (`read_tasks`)."""
+    return [decode_task(s) for s in sheets]
+
+
 def _init_decoder(election_path: str) -> None:
     from tabulate.central.worker import _state, one_thread_per_worker
     from tabulate.election import load_election
@@ -113,29 +126,51 @@ def _init_decoder(election_path: str) -> None:
     _state["election"] = load_election(election_path)
 
 
-def decode_only(folder: Path, workers: int) -> float:
+def _done(path: Path | None, n: int) -> None:
+    """Tell `measure` how many sheets are done (a tiny file, rewritten after every task)."""
+    if path is not None:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(str(n))
+        os.replace(tmp, path)
+
+
+def _read_done(path: Path) -> int:
+    try:
+        return int(path.read_text() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def decode_only(folder: Path, workers: int, progress: Path | None = None) -> float:
     """Seconds for the scan's work minus reading, in a pool started exactly as the scan's.
 
     Same start method and preloaded modules as `tabulate.central.pipeline`,
-    one sheet per task, the same window of 4 tasks per worker in flight, and
-    each task returns a short digest (see `decode_task`).
+    as many sheets per task as the scan (`TASK_SHEETS`), the same window of 4
+    tasks per worker in flight, and each sheet gives a short digest (see
+    `decode_task`).
     """
     from collections import deque
 
+    from tabulate.central import pipeline
     from tabulate.central.readers_start import reader_context
     from tabulate.central.sources import ScanPlan
 
+    per_task = getattr(pipeline, "TASK_SHEETS", 1)  # 1 in a tree older than the seventh session
     start = time.monotonic()
+    done = 0
+    sheets = list(ScanPlan([folder]))
     with ProcessPoolExecutor(
         workers, mp_context=reader_context(), initializer=_init_decoder, initargs=(str(ELECTION),)
     ) as pool:
         window: deque = deque()
-        for sheet in ScanPlan([folder]):
-            window.append(pool.submit(decode_task, sheet))
+        for i in range(0, len(sheets), per_task):
+            window.append(pool.submit(decode_tasks, sheets[i : i + per_task]))
             if len(window) >= 4 * workers:
-                window.popleft().result()
+                done += len(window.popleft().result())
+                _done(progress, done)
         for f in window:
-            f.result()
+            done += len(f.result())
+            _done(progress, done)
     return time.monotonic() - start
 
 
@@ -212,13 +247,16 @@ def _committed(db: Path | None) -> int:
         return 0
 
 
-def measure(cmd: list[str], *, db: Path | None = None, sheets: int = 0) -> dict:
+def measure(cmd: list[str], *, db: Path | None = None, sheets: int = 0, done=None) -> dict:
     """Run a command in its own session: wall seconds, CPU seconds and peak memory of its process tree.
 
     CPU and memory are sampled from /proc every 0.1 s (the pool's workers are
     children of a forkserver, out of reach of ``getrusage``); a process's last
-    fraction of a sample interval is missed.
+    fraction of a sample interval is missed. With ``done`` (a function giving
+    the sheets done so far), each sample's (sheets done, CPU s, wall s) goes
+    into ``trace`` for `steady`.
     """
+    trace: list[tuple[int, float, float]] = []
     peak = {"own": 0, "total": 0, "own_early": 0}
     cpu: dict[int, float] = {}
     start = time.monotonic()
@@ -233,6 +271,8 @@ def measure(cmd: list[str], *, db: Path | None = None, sheets: int = 0) -> dict:
             peak["total"] = max(peak["total"], sum(r for r, _ in procs.values()))
             for pid, (_, seconds) in procs.items():
                 cpu[pid] = max(cpu.get(pid, 0.0), seconds)
+            if done is not None:
+                trace.append((done(), sum(cpu.values()), time.monotonic() - start))
             if sheets and not peak["own_early"] and _committed(db) >= sheets // 10:
                 peak["own_early"] = peak["own"]  # the scan's peak when a tenth of the batch was in
             time.sleep(0.1)
@@ -251,7 +291,28 @@ def measure(cmd: list[str], *, db: Path | None = None, sheets: int = 0) -> dict:
         "rss_own_mb": peak["own"] / 1024,
         "rss_total_mb": peak["total"] / 1024,
         "rss_early_mb": peak["own_early"] / 1024,
+        "trace": trace,
     }
+
+
+def steady(trace: list[tuple[int, float, float]], n: int) -> tuple[float, float]:
+    """(CPU ms a sheet, sheets/s) in the steady state, from a run's own progress samples.
+
+    Sheets are counted done in steps (the store commits 64 at a time or every
+    0.5 s; decode-only tells every 8): the first sample of each step marks the
+    moment it was reached. Between the first step past 10 % of the batch and
+    the last before 90 %, exactly the difference in sheets was done, with the
+    readers' window full at both ends, so start-up and the tail are left out.
+    """
+    first: dict[int, tuple[float, float]] = {}
+    for d, cpu, wall in trace:
+        first.setdefault(d, (cpu, wall))
+    steps = sorted(d for d in first if 0.1 * n <= d <= 0.9 * n)
+    if len(steps) < 2:
+        raise SystemExit(f"too few progress steps in the steady state ({steps}): use more --sheets")
+    d1, d2 = steps[0], steps[-1]
+    (c1, w1), (c2, w2) = first[d1], first[d2]
+    return 1000 * (c2 - c1) / (d2 - d1), (d2 - d1) / max(w2 - w1, 1e-9)
 
 
 def scan(folder: Path, db: Path, workers: int) -> dict:
@@ -277,25 +338,29 @@ def scan(folder: Path, db: Path, workers: int) -> dict:
         ],
         db=db,
         sheets=sum(1 for _ in folder.glob("*-front.*")),
+        done=lambda: _committed(db),
     )
     m = re.search(r"sheets read\s+(\d+)\s+in ([\d.]+) s", res["out"])
     res["sheets"], res["seconds"] = int(m.group(1)), float(m.group(2))
     return res
 
 
-def _helper(mode: str, folder: Path, workers: int, db: Path | None = None) -> dict:
+def _helper(mode: str, folder: Path, workers: int, db: Path) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--helper", mode, str(folder), "--workers", str(workers)]
-    if db is not None:
-        cmd += ["--db", str(db)]
-    res = measure(cmd)
+    cmd += ["--db", str(db)]
+    if mode == "decode":  # progress in a small file
+        db.unlink(missing_ok=True)
+        res = measure(cmd, done=lambda: _read_done(db))
+    else:
+        res = measure(cmd, done=lambda: _committed(db))
     res["seconds"] = float(res["out"].split()[-1])
     return res
 
 
-def _three(fmt: str, folder: Path, workers: int, work: Path) -> list[tuple[str, dict]]:
-    tag = folder.name
+def _three(fmt: str, folder: Path, workers: int, work: Path, round_: int) -> list[tuple[str, dict]]:
+    tag = f"{folder.name}-{round_}"
     return [
-        ("decode-only", _helper("decode", folder, workers)),
+        ("decode-only", _helper("decode", folder, workers, work / f"{tag}-decode.done")),
         ("pipeline + store, decode only", _helper("pipeline", folder, workers, work / f"{tag}-pipeline.db")),
         ("tabulate scan", scan(folder, work / f"{tag}.db", workers)),
     ]
@@ -339,8 +404,13 @@ def breakdown(fmt: str, base: Path, work: Path) -> dict[str, float]:
     for r in range(rounds):  # distinct identities each round, as new sheets
         store.record_sheets(
             batch.id,
-            [
-                replace(o, identity=f"{r:02d}" + o.identity[2:], position=r * 1000 + k + 1, pages=())
+            [  # new identities and page digests: else every round after the first records duplicates
+                replace(
+                    o,
+                    identity=f"{r:02d}" + o.identity[2:],
+                    position=r * 1000 + k + 1,
+                    pages=tuple(replace(p, sha256=f"{r:02d}" + p.sha256[2:]) for p in o.pages),
+                )
                 for k, o in enumerate(outcomes)
             ],
         )
@@ -349,29 +419,28 @@ def breakdown(fmt: str, base: Path, work: Path) -> dict[str, float]:
     return out
 
 
-def throughput(fmt: str, n: int, workers: int, work: Path) -> None:
-    """Measure at n/4 and n sheets: the difference is the steady-state cost per sheet, startup excluded."""
+def throughput(fmt: str, n: int, workers: int, work: Path, rounds: int = 2) -> None:
+    """``rounds`` rounds of decode-only, pipeline and scan on n sheets; each one's steady state inside its run."""
     base = make_base(fmt, work)
     # A first scan fills numba's on-disk cache, so that no measured run pays for compiling.
     scan(make_batch(base, fmt, 4, work), work / f"warm-{fmt}.db", workers)
-    small, large = max(n // 4, 1), n
-    runs = {k: _three(fmt, make_batch(base, fmt, k, work), workers, work) for k in (small, large)}
-    print(
-        f"{fmt}: {large} sheets, {workers} workers (steady state from the {small}- and {large}-sheet runs)", flush=True
-    )
-    marginal = {}
-    for i, (label, r) in enumerate(runs[large]):
-        r0 = runs[small][i][1]
-        cpu_ms = 1000 * (r["cpu"] - r0["cpu"]) / (large - small)
-        wall_rate = (large - small) / max(r["seconds"] - r0["seconds"], 1e-9)
-        marginal[label] = (cpu_ms, wall_rate)
-        base_ms, base_rate = marginal["decode-only"]
-        ratio = "" if i == 0 else f"   ratio CPU {cpu_ms / base_ms:4.2f}, wall {base_rate / wall_rate:4.2f}"
-        print(
-            f"  {label:<30} {cpu_ms:6.1f} CPU ms/sheet ({workers * 1000 / cpu_ms:6.1f} sheets/s on {workers} "
-            f"busy cores)   measured {wall_rate:6.1f} sheets/s{ratio}",
-            flush=True,
-        )
+    folder = make_batch(base, fmt, n, work)
+    print(f"{fmt}: {n} sheets, {workers} workers (steady state: 10-90 % of each run)", flush=True)
+    for r in range(rounds):
+        runs = _three(fmt, folder, workers, work, r)
+        print(f"  round {r + 1} (load {os.getloadavg()[0]:.1f})", flush=True)
+        base_ms = base_rate = 0.0
+        for i, (label, res) in enumerate(runs):
+            cpu_ms, wall_rate = steady(res["trace"], n)
+            if i == 0:
+                base_ms, base_rate = cpu_ms, wall_rate
+            ratio = "" if i == 0 else f"   ratio CPU {cpu_ms / base_ms:4.2f}, wall {base_rate / wall_rate:4.2f}"
+            print(
+                f"    {label:<30} {cpu_ms:6.1f} CPU ms/sheet ({workers * 1000 / cpu_ms:6.1f} sheets/s on {workers} "
+                f"busy cores)   measured {wall_rate:6.1f} sheets/s{ratio}",
+                flush=True,
+            )
+    scan_res = runs[2][1]
     steps = breakdown(fmt, base, work)
     print(f"  CPU ms per sheet, step by step in one process ({BASE_SHEETS} sheets):", flush=True)
     for label, ms in steps.items():
@@ -385,12 +454,9 @@ def throughput(fmt: str, n: int, workers: int, work: Path) -> None:
         f"on {workers} cores at most {workers * 1000 / total:.0f} sheets/s",
         flush=True,
     )
-    scan_res = runs[large][2][1]
-    db_mb = sum(p.stat().st_size for p in work.glob(f"batch-{fmt}-{large}.db*")) / 2**20
     print(
-        f"  {large} sheets end to end (process start to exit) {large / scan_res['wall']:.1f} sheets/s; peak RSS: "
-        f"scan process {scan_res['rss_own_mb']:.0f} MB, all processes {scan_res['rss_total_mb']:.0f} MB; "
-        f"store {db_mb:.1f} MB ({db_mb * 1024 / large:.1f} kB/sheet)",
+        f"  {n} sheets end to end (process start to exit) {n / scan_res['wall']:.1f} sheets/s; peak RSS: "
+        f"scan process {scan_res['rss_own_mb']:.0f} MB, all processes {scan_res['rss_total_mb']:.0f} MB",
         flush=True,
     )
 
@@ -415,6 +481,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="reader processes (default: every core)")
     ap.add_argument("--formats", default="jpeg,g4", help="comma-separated: jpeg, g4 (default both; '' for none)")
     ap.add_argument("--memory", type=int, nargs="*", metavar="N", help="batch sizes for the memory run (G4)")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds of decode-only, pipeline, scan (default 2)")
     ap.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary folder)")
     ap.add_argument("--helper", nargs=2, metavar=("MODE", "FOLDER"), help=argparse.SUPPRESS)
     ap.add_argument("--db", type=Path, help=argparse.SUPPRESS)
@@ -422,7 +489,7 @@ def main() -> None:
     if args.helper:  # one measurement, in a process of its own (see `measure`)
         mode, folder = args.helper[0], Path(args.helper[1])
         seconds = (
-            decode_only(folder, args.workers)
+            decode_only(folder, args.workers, args.db)
             if mode == "decode"
             else pipeline_decode_only(folder, args.db, args.workers)
         )
@@ -433,7 +500,7 @@ def main() -> None:
     print(f"{os.cpu_count()} cores, {args.workers} workers, Python {sys.version.split()[0]}, work folder {work}")
     try:
         for fmt in filter(None, (f.strip() for f in args.formats.split(","))):
-            throughput(fmt, args.sheets, args.workers, work)
+            throughput(fmt, args.sheets, args.workers, work, args.rounds)
         if args.memory:
             memory(args.memory, args.workers, work)
     finally:

@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from . import __version__
+from .central.readers_start import start_before_parsing
 from .commands import UsageError
 from .commands.station_keys import signing_for
 from .core.errors import TabulateError
@@ -54,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # Before the commands are imported and the arguments parsed: a scan's readers start loading on the other core.
+    start_before_parsing(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

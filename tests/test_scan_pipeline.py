@@ -248,8 +248,8 @@ def test_every_bad_sheet_is_set_aside_with_its_reason_and_the_good_ones_count(tm
     write_sheet(b, "sheet-00005", e, OVERVOTE)  # needs review: overvote
     (b / "sheet-00006-front.png").write_bytes(b"")  # empty file
     (b / "sheet-00006-back.png").write_bytes(b"")
-    (b / "sheet-00007-front.png").write_bytes(b"%PDF-1.4 not an image")
-    (b / "sheet-00007-back.png").write_bytes(b"%PDF-1.4 still not")
+    (b / "sheet-00007-front.png").write_bytes(b"Scanner log: not an image")
+    (b / "sheet-00007-back.png").write_bytes(b"Scanner log: still not")
     (b / "sheet-00008-front.png").write_bytes(page_text(e, "1", "A101", 1, PLAIN, prefix="000000000000"))
     (b / "sheet-00008-back.png").write_bytes(page_text(e, "1", "A101", 2, {}, prefix="000000000000"))
     (b / "sheet-00009-front.png").write_bytes(page_text(e, "99", "A101", 1, PLAIN))
@@ -291,3 +291,25 @@ def test_a_hung_reader_sets_only_its_sheet_aside(tmp_path, store, e):
     s = run(store, e, "A", [tmp_path / "b"], sheet_timeout=1.0)
     assert (s.counted, s.rejected) == (3, 1)
     assert s.by_reason[("rejected", "reader_timed_out")] == 1
+
+
+def test_sheets_sent_several_to_a_task_are_recorded_once_each_as_one_at_a_time(tmp_path, e):
+    """Several sheets per task (one round trip for all) record exactly what one sheet per task does,
+    in feed order, even when a sheet of a task kills its reader: only that sheet is set aside."""
+    b = tmp_path / "b"
+    make_batch(b, e, 10)
+    (b / "sheet-00011-front.png").write_bytes(b"CRASH")
+    (b / "sheet-00011-back.png").write_bytes(b"CRASH")
+    (b / "sheet-00012-front.png").write_bytes((b / "sheet-00002-front.png").read_bytes())  # a rescan
+    (b / "sheet-00012-back.png").write_bytes((b / "sheet-00002-back.png").read_bytes())
+    write_sheet(b, "sheet-00013", e, OVERVOTE)
+    snaps = []
+    for per_task in (1, 3):
+        s = open_store(tmp_path / f"{per_task}.db")
+        s.bind_election(e, json.loads(ELECTION_PATH.read_text()))
+        summary = run(s, e, "A", [b], task_sheets=per_task)
+        assert (summary.sheets_read, summary.balanced, summary.rejected, summary.duplicate) == (13, True, 1, 1)
+        snaps.append(snapshot(s))
+    assert snaps[0] == snaps[1]
+    assert [row[1] for row in snaps[1]] == list(range(1, 14))
+    assert snaps[1][10][4] == ("reader_crashed",)

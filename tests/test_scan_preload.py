@@ -1,4 +1,4 @@
-"""The readers' preload leaves SciPy's linear algebra out, and no kernel needs it.
+"""The readers' preload leaves SciPy's linear algebra, CFFI and coverage out, and no kernel needs them.
 
 numba imports ``scipy.linalg`` when its array functions load, only to know
 whether ``np.dot``-like calls may use BLAS (0.21-0.27 CPU s of every cold
@@ -9,9 +9,13 @@ that import; that is safe only while no jitted kernel uses BLAS.
 from __future__ import annotations
 
 import ast
+import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 KERNELS = Path(__file__).resolve().parents[1] / "tabulate" / "kernels"
 #: numba compiles these with BLAS (numba.np.linalg, numba.np.arraymath's inner products).
@@ -28,6 +32,21 @@ def test_the_preload_does_not_import_scipy_linalg_and_a_later_import_still_works
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "5.0"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cffi") is None, reason="cffi is not installed")
+def test_the_preload_leaves_cffi_and_coverage_out_and_they_still_import_later():
+    code = (
+        "import sys\n"
+        "assert 'cffi' not in sys.modules and 'coverage' not in sys.modules\n"
+        "import tabulate.central.preload\n"
+        "print('cffi' in sys.modules, 'coverage' in sys.modules, 'jsonschema' in sys.modules)\n"
+        "import cffi\n"
+        "print(type(cffi.FFI()).__name__)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COV_CORE")}  # pytest-cov would preload coverage
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split() == ["False", "False", "False", "FFI"]  # jsonschema: the readers never validate an election
 
 
 def _blas_uses(path: Path) -> list[str]:
@@ -50,3 +69,29 @@ def test_the_check_sees_a_blas_call(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("import numpy as np\n\ndef f(a, b):\n    return np.dot(a, b) + (a @ b)\n")
     assert sorted(_blas_uses(probe)) == ["probe.py:4: .dot", "probe.py:4: @"]
+
+
+def _quick_exit() -> bool:
+    import tabulate.central.preload as preload
+
+    return preload.QUICK_EXIT
+
+
+def test_only_the_forkserver_leaves_without_finalising_and_it_exits_cleanly():
+    """The server skips the interpreter's teardown (~0.3 CPU s after the summary); a plain import does not."""
+    import tabulate.central.preload as preload
+
+    assert preload.QUICK_EXIT is False  # a test, a benchmark: their exit handlers and buffers are theirs
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from tabulate.central.readers_start import reader_context\n"
+        "from test_scan_preload import _quick_exit\n"
+        "if __name__ == '__main__':\n"
+        "    with ProcessPoolExecutor(1, mp_context=reader_context()) as pool:\n"
+        "        print(pool.submit(_quick_exit).result(), flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    # A worker is forked from the server: it inherits the server's flag. The run's output pipe closes at the end.
+    assert done.returncode == 0 and done.stdout.split() == ["True"], done.stderr[-2000:]

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(
 def election(monkeypatch):
     monkeypatch.delenv(ELECTION_ENV, raising=False)
     monkeypatch.setattr(readers_start, "_EARLY", {})
+    monkeypatch.setattr(readers_start, "_BARE", [False])  # a scan run in this process may have started one bare
     return load_election(ELECTION_PATH)
 
 
@@ -52,3 +53,28 @@ def test_the_offer_is_taken_once_and_only_for_its_election(election, monkeypatch
     finally:
         withdraw_election(path)
     assert ELECTION_ENV not in os.environ and not path.exists()
+
+
+def test_a_scan_command_line_starts_the_server_before_parsing_and_nothing_else_does(monkeypatch):
+    started = []
+    monkeypatch.setattr(
+        multiprocessing.forkserver, "ensure_running", lambda: started.append(os.environ.get(ELECTION_ENV))
+    )
+    monkeypatch.delenv(ELECTION_ENV, raising=False)
+    monkeypatch.setattr(readers_start, "_BARE", [False])
+    monkeypatch.setattr(readers_start, "_EARLY", {})
+    for argv in (
+        [],
+        ["verify", "--db", "x.db"],
+        ["scan", "--help"],
+        ["scan", "b/", "--election", "e.json"],  # no store named: argparse refuses it before any sheet
+        ["scan", "b/", "--election", "e.json", "--db", "s.db", "--cluster", "local:2"],
+        ["scan", "b/", "--election=e.json", "--db", "s.db", "--templates=t/"],
+    ):
+        assert not readers_start.start_before_parsing(argv), argv
+    assert started == []
+    assert readers_start.start_before_parsing(["scan", "b/", "--election=e.json", "--db", "s.db", "--batch", "1"])
+    assert started == [None]  # no election offered: the workers load the points from the on-disk cache
+    assert not readers_start.start_early(load_election(ELECTION_PATH))  # the server is up: no second one, no offer
+    assert readers_start.take_offer(load_election(ELECTION_PATH)) == (True, None)
+    assert started == [None] and ELECTION_ENV not in os.environ

@@ -102,6 +102,9 @@ class _Store:
         votes = _votes(["blank"] * self.blank + ["valid"] * (5 - self.blank))
         return [_Sheet(i, votes) for i in range(30)] + [_Sheet(99, None)]  # 99: rejected, not read
 
+    def batch_counts(self):
+        return [BatchCounts(self.batch, counted=30, rejected=1)]
+
     def evidence(self, sheet_id):
         return {"pages": [_page(255.0, 0.0), _page(255.0, 0.0)]}
 
@@ -118,3 +121,29 @@ def test_status_shows_the_warning_for_its_batch():
     assert data["batches"][0]["warnings"] == [{"code": CODE, "message": warnings[0].message}]
     assert status_dict("db", None, counts, 3, None)["batches"][0]["warnings"] == []
     assert isinstance(warnings[0], BatchWarning)
+
+
+def test_the_sample_is_every_step_th_read_sheet_the_step_from_the_batch_counts(monkeypatch):
+    """The end-of-scan check, streaming the batch, picks the sheets ``read_sheets[::step]`` picked."""
+    from tabulate.central import vanish
+
+    monkeypatch.setattr(vanish, "SAMPLE", 4)
+    votes = _votes(["valid"] * 5)
+    order = [_Sheet(i, None if i % 3 == 0 else votes) for i in range(1, 40)]  # every third rejected
+    looked: list[int] = []
+
+    class Streamed(_Store):
+        def sheets(self, *, batch_id=None, status=None):
+            yield from order  # a generator: nothing can index or count it
+
+        def batch_counts(self):
+            live = sum(s.interpreted is not None for s in order)
+            return [BatchCounts(self.batch, counted=live - 2, needs_review=2, rejected=len(order) - live)]
+
+        def evidence(self, sheet_id):
+            looked.append(sheet_id)
+            return super().evidence(sheet_id)
+
+    vanish._sample(Streamed(blank=0), Streamed(blank=0).batch)
+    read = [s.id for s in order if s.interpreted is not None]
+    assert looked == read[:: len(read) // 4]

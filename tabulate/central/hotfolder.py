@@ -77,7 +77,7 @@ def list_folder(folder: str) -> list[tuple[str, int, int]]:
 
 
 def has_end_marker(path: str) -> bool:
-    """False for a JPEG or PNG whose end marker is not written yet; True for anything else."""
+    """False for a JPEG, PNG or PDF whose end marker is not written yet; True for anything else."""
     try:
         with open(path, "rb") as f:
             head = f.read(8)
@@ -92,6 +92,8 @@ def has_end_marker(path: str) -> bool:
         return _JPEG_END in tail
     if head.startswith(_PNG_START):
         return tail.endswith(_PNG_END)
+    if head.startswith(b"%PDF-"):  # a PDF of scans ends with its end-of-file marker
+        return b"%%EOF" in tail
     return True
 
 

@@ -86,12 +86,12 @@ def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> bytes:
     """
     import tifffile
 
-    from ..detect.decode import check_size, decode_page, tiff_page_header
+    from ..detect.decode import check_size, decode_page, page_header
     from ..detect.errors import ReadError
 
     try:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            header = tiff_page_header(data, page - 1)
+            header = page_header(data, page - 1)
             if header is None:
                 raise PageLoadError(PAGE_UNREADABLE, f"{path} has no page {page}")
             check_size(header, paper_in)

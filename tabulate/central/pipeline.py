@@ -50,6 +50,8 @@ from .worker import fingerprint
 #: Sheets per store transaction, and the longest a read sheet waits to be committed.
 COMMIT_SHEETS = 64
 COMMIT_SECONDS = 0.5
+#: Sheets handed to a reader process in one task (the pool; a Dask cluster takes one at a time).
+TASK_SHEETS = 4
 _END = object()
 #: FOR TESTS ONLY, never in an election: a whole number N makes a run stop for good once it has
 #: committed N sheets (0: as soon as its readers are started), after writing `TEST_PAUSE_MARK`
@@ -170,6 +172,7 @@ def run_batch(
     commit_seconds: float = COMMIT_SECONDS,
     sheet_timeout: float = SHEET_TIMEOUT_S,
     readers: Readers | None = None,
+    task_sheets: int = TASK_SHEETS,
 ) -> RunSummary:
     """Read every sheet of ``plan`` into ``batch`` of ``store``; return what was done.
 
@@ -189,6 +192,8 @@ def run_batch(
         ``(election, pages) -> Interpretation``; the real reader by default.
     progress
         Show a progress bar with sheets per second on stderr.
+    task_sheets
+        Sheets per task for a process pool (`TASK_SHEETS`): fewer round trips.
     readers
         Readers already started (`start_readers`) and kept up by the caller
         across batches (a station, `tabulate.central.station`): used as they
@@ -252,18 +257,31 @@ def run_batch(
             print(f"tabulate: the cluster's progress: {readers.dashboard}", file=sys.stderr)
     window: deque = deque()
     sources = iter(plan)
-    depth = 4 * readers.workers
+    # A few sheets per task when the readers take them (the pool): one round trip, one pickle each
+    # way and one wake-up of each process for all of them, not for every sheet (docs/perf.md).
+    submit_many = getattr(readers, "submit_many", None) if task_sheets > 1 else None
+    per_task = task_sheets if submit_many is not None else 1
+    depth = 4 * readers.workers * per_task
     exhausted = False
 
-    def feed() -> None:
+    def submit(chunk: list) -> None:
+        if submit_many is None or len(chunk) <= 1:
+            window.extend((s, occ, ident, readers.submit(s), None) for s, occ, ident in chunk)
+        else:
+            future = submit_many([s for s, _, _ in chunk])
+            window.extend((s, occ, ident, future, i) for i, (s, occ, ident) in enumerate(chunk))
+
+    def take() -> list:
+        """Up to ``per_task`` sheets to read, fewer when the input ends or a hot folder has no more ready."""
         nonlocal exhausted
-        while len(window) < depth and not exhausted:
+        chunk: list = []
+        while len(chunk) < per_task:
             sheet = next(sources, _END)
             if sheet is _END:
                 exhausted = True
-                return
-            if sheet is None:  # a hot folder with nothing ready yet
-                return
+                break
+            if sheet is None:  # a hot folder with nothing ready yet: what it gave goes now
+                break
             occurrence = identity = None
             if resume:  # fingerprint first: sheets already recorded are not read again
                 identity = fingerprint(sheet, election)[2]
@@ -273,7 +291,16 @@ def run_batch(
                     summary.already += 1
                     bar.update(1)
                     continue
-            window.append((sheet, occurrence, identity, readers.submit(sheet)))
+            chunk.append((sheet, occurrence, identity))
+        return chunk
+
+    def feed() -> None:
+        # Whole tasks only, while there is room for one: a sheet taken off the window is not sent alone.
+        while not exhausted and depth - len(window) >= per_task:
+            chunk = take()
+            submit(chunk)
+            if len(chunk) < per_task:
+                return
 
     try:
         feed()
@@ -286,20 +313,22 @@ def run_batch(
                 plan.wait()
                 feed()
                 continue
-            sheet, occurrence, identity, future = window[0]
+            sheet, occurrence, identity, future, index = window[0]
             try:
-                outcome = future.result(timeout=sheet_timeout)
+                # One time-out for a task of several sheets too: a hang is noticed as soon as before, and
+                # a task that was only slow loses nothing (every sheet in flight is re-read alone).
+                result = future.result(timeout=sheet_timeout)
             except (BrokenProcessPool, FutureTimeout):
                 # Which sheet broke the pool is unknown: re-read each in flight alone.
                 readers.restart()
                 stranded = list(window)
                 window.clear()
-                for s, occ, ident, _f in stranded:
+                for s, occ, ident, _f, _i in stranded:
                     accept(readers.isolated(s), occ, ident)
                 feed()
                 continue
             window.popleft()
-            accept(outcome, occurrence, identity)
+            accept(result if index is None else result[index], occurrence, identity)
             feed()
         commit()
         summary.complete = True

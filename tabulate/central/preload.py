@@ -9,42 +9,56 @@ of the election the scan offered (`tabulate.central.layouts_warm`): each
 worker used to build them on the first sheet of each style (~0.14 CPU s a page).
 
 This preload is what a cold scan's first sheet waits for, on one core; it
-does not import SciPy's linear algebra (`without_scipy_linalg`).
+does not import SciPy's linear algebra, CFFI or coverage (`without_unused_modules`).
 """
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
 from contextlib import contextmanager
 from importlib.abc import MetaPathFinder
+from pathlib import Path
 from typing import Iterator
 
-#: The module numba imports when its array functions load, only to learn whether BLAS is there.
-_SCIPY_LINALG = "scipy.linalg"
+#: Modules numba imports while it loads that nothing of the reader uses, with what each costs a cold scan:
+#: ``scipy.linalg`` (0.21-0.27 CPU s: numba's array functions ask whether BLAS is there), ``cffi`` (0.05 CPU s:
+#: numba's typing of CFFI functions, with its C parser) and ``coverage`` (0.11 CPU s where it is installed:
+#: numba's support for coverage measurement). docs/perf.md, "This round (branch cold)".
+REFUSED = ("scipy.linalg", "cffi", "coverage")
 
 
-class _RefuseScipyLinalg(MetaPathFinder):
+class _Refuse(MetaPathFinder):
+    def __init__(self, names: tuple[str, ...]):
+        self.names = names
+
     def find_spec(self, name, path=None, target=None):
-        if name == _SCIPY_LINALG or name.startswith(_SCIPY_LINALG + "."):
+        if any(name == n or name.startswith(n + ".") for n in self.names):
             raise ImportError(f"{name} is not loaded in the readers' preload (tabulate.central.preload)")
         return None
 
 
 @contextmanager
-def without_scipy_linalg() -> Iterator[None]:
-    """Refuse ``import scipy.linalg`` while numba loads: 0.21-0.27 CPU s off every cold scan's critical path.
+def without_unused_modules(names: tuple[str, ...] = REFUSED) -> Iterator[None]:
+    """Refuse ``names`` while numba loads: ~0.4 CPU s off every cold scan's critical path.
 
     numba's ``numba.np.arraymath`` imports ``scipy.linalg.cython_blas`` when
     it loads (the first kernel call) only to set a flag for ``np.dot`` and
     ``np.convolve`` compiled with BLAS; no kernel of ours calls either
     (tests/test_scan_preload.py holds them to it), and nothing of the reader
     imports SciPy (scikit-image, which needs it, is not on the reading path).
-    Importing it later is not refused.
+    ``numba.core.typing.cffi_utils`` imports ``cffi`` to type CFFI functions
+    (no kernel calls one) and ``numba.misc.coverage_support`` imports
+    ``coverage`` to report which lines of a jitted function ran. Each import
+    is wrapped in ``try/except ImportError`` there. Importing them later is
+    not refused; a module already loaded is not refused either.
     """
-    if _SCIPY_LINALG in sys.modules:  # already loaded: nothing to save
+    refused = tuple(n for n in names if n not in sys.modules)
+    if not refused:
         yield
         return
-    finder = _RefuseScipyLinalg()
+    finder = _Refuse(refused)
     sys.meta_path.insert(0, finder)
     try:
         yield
@@ -52,10 +66,48 @@ def without_scipy_linalg() -> Iterator[None]:
         sys.meta_path.remove(finder)
 
 
-with without_scipy_linalg():
+#: The name the previous round gave it (SciPy's linear algebra was its only refusal).
+without_scipy_linalg = without_unused_modules
+
+
+def _in_forkserver() -> bool:
+    """Whether this process is a multiprocessing forkserver importing its preload (not a test or a benchmark)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "main" and Path(code.co_filename).parts[-2:] == ("multiprocessing", "forkserver.py"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _exit_at_once() -> None:
+    """The forkserver's exit once its scan is gone, without tearing numba, LLVM and OpenCV down.
+
+    The interpreter's own finalisation costs ~0.3 CPU s (~1 s wall at load 15)
+    after the scan has printed its summary, and the server holds the scan's
+    standard output meanwhile: a pipe that reads the scan's output (a script,
+    a benchmark, ``| tee``) waited for it. The server holds no file, database
+    or lock of its own; its workers are forked and leave through ``os._exit``
+    anyway. Registered last, this runs first of the exit handlers.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(0)
+
+
+#: Whether this process is the readers' forkserver, which leaves through `_exit_at_once`.
+QUICK_EXIT = _in_forkserver()
+if QUICK_EXIT:
+    atexit.register(_exit_at_once)
+
+with without_unused_modules():
     from .. import detect, rules  # noqa: F401  (imported for the workers to inherit)
     from ..kernels import warm
-    from . import worker
+    from . import readers, worker  # noqa: F401  (readers: the pool's initializer, `init_reader`)
     from .layouts_warm import warm_layouts_from_env
 
     # Before any OpenCV call here: the server must stay single-threaded, or the workers it forks inherit a

@@ -19,11 +19,12 @@ from typing import Any, Protocol
 from ..core.errors import TabulateError
 from ..election import Election
 from ..store.base import SheetOutcome, SheetReason
+from . import layouts_cache
 from .interpret import Interpreter, interpret_sheet
 from .layouts_warm import offer_election, withdraw_election
 from .readers_start import reader_context, take_offer
 from .sources import SheetSource
-from .worker import fingerprint, init_worker, ping, read_task
+from .worker import fingerprint, init_worker, ping, read_task, read_tasks
 
 READER_CRASHED = "reader_crashed"
 READER_TIMED_OUT = "reader_timed_out"
@@ -42,6 +43,21 @@ def _kill(executor: ProcessPoolExecutor) -> None:
     executor.shutdown(wait=False, cancel_futures=True)
 
 
+def init_reader(
+    election: Election, interpreter: Interpreter, scan_pid: int, prepared: layouts_cache.Prepared | None
+) -> None:
+    """Pool initializer: `init_worker`, then the page templates seeded from what the parent ``prepared``.
+
+    ``prepared`` when the forkserver did not build them itself (it was started
+    before the election was known): the signed on-disk cache (mapped and
+    verified here, as the parent did) and the pages the parent laid out
+    (`tabulate.central.layouts_cache`).
+    """
+    init_worker(election, interpreter, scan_pid)
+    if prepared is not None:
+        layouts_cache.seed(election, prepared)
+
+
 class ReadersUnavailable(TabulateError, RuntimeError):
     """Reader processes cannot run at all (not one sheet's fault): the run stops, nothing is set aside."""
 
@@ -56,22 +72,28 @@ class _Readers:
 
     def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float):
         self._ctx = reader_context()
-        self._args = (election, interpreter, os.getpid())
         # The forkserver builds every page's sample points once, for all workers (layouts_warm);
         # a template set's reader has sample points of its own. A server started early
-        # (`readers_start.start_early`) was offered the election already.
+        # (`readers_start.start_early`) was offered the election already, or (started before the
+        # election was known) leaves each worker to load them from the on-disk cache.
         early, self._offered = take_offer(election)
         if not early and interpreter is interpret_sheet:
             self._offered = offer_election(election)
+        seed = self._offered is None and interpreter is interpret_sheet
+        self._args = (election, interpreter, os.getpid(), layouts_cache.prepared(election) if seed else None)
         self.workers = workers
         self.timeout = timeout
         self._pool = self._new(workers)
 
     def _new(self, n: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(n, mp_context=self._ctx, initializer=init_worker, initargs=self._args)
+        return ProcessPoolExecutor(n, mp_context=self._ctx, initializer=init_reader, initargs=self._args)
 
     def submit(self, sheet: SheetSource) -> Future:
         return self._pool.submit(read_task, sheet)
+
+    def submit_many(self, sheets: list[SheetSource]) -> Future:
+        """A few sheets as one task: a Future of their outcomes, in the same order."""
+        return self._pool.submit(read_tasks, sheets)
 
     def restart(self) -> None:
         _kill(self._pool)

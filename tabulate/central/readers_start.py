@@ -8,7 +8,8 @@ SQLite connection and threads). That preload is most of a scan's start-up
 docs/perf.md, start-up), and it runs on one core. The pool would start the
 server at the first sheet, after the parent has loaded the election, opened
 and checked the store and listed the batch (~0.3-0.6 CPU s); `start_early`
-starts it as soon as the election is loaded, so the two overlap on two cores.
+starts it as soon as the election is loaded, so the two overlap on two cores,
+and `start_before_parsing` before the CLI has even parsed the command line.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from .layouts_warm import offer_election, withdraw_election
 
 #: Elections offered to a forkserver started early, by election hash, until a pool takes the offer.
 _EARLY: dict[str, Path | None] = {}
+#: Whether the server was started before any election was known (`start_before_parsing`).
+_BARE: list[bool] = [False]
+#: Options after which ``tabulate scan`` starts no local readers, or starts them its own way.
+_NOT_EARLY = frozenset({"-h", "--help", "--cluster", "--templates"})
 
 
 def reader_context():
@@ -33,23 +38,49 @@ def reader_context():
     return multiprocessing.get_context("spawn")
 
 
-def start_early(election) -> bool:
+def start_early(election=None) -> bool:
     """Start the readers' forkserver now, its preload warming ``election``'s layouts; True if started here.
 
+    With no election (`start_before_parsing`) the workers load the layouts
+    from the signed on-disk cache instead (`tabulate.central.layouts_cache`).
     Safe to call when the scan then fails before reading (the server exits
     with this process, and the offered file is removed at exit at the latest).
     """
-    if reader_context().get_start_method() != "forkserver" or election.hash in _EARLY:
+    if reader_context().get_start_method() != "forkserver" or _BARE[0]:
         return False
-    offered = offer_election(election)
-    _EARLY[election.hash] = offered
-    atexit.register(withdraw_election, offered)
+    if election is None:
+        _BARE[0] = True
+    else:
+        if election.hash in _EARLY:
+            return False
+        offered = offer_election(election)
+        _EARLY[election.hash] = offered
+        atexit.register(withdraw_election, offered)
     multiprocessing.forkserver.ensure_running()
     return True
+
+
+def start_before_parsing(argv: list[str]) -> bool:
+    """``tabulate scan``'s readers' forkserver started before the CLI imports its commands and parses ``argv``.
+
+    The preload (numba, OpenCV, the kernels' compiled code: ~1.1-1.3 CPU s)
+    is what a cold scan's first sheet waits for; started here it runs on the
+    other core while this process imports the commands, parses the arguments,
+    loads the election, lists the batch and opens the store (~0.4-0.6 CPU s).
+    Only for a command line that names the election and the store (argparse
+    refuses anything else before any sheet is read, and the server then exits
+    with this process), and not for --help, --cluster or --templates.
+    """
+    if not argv or argv[0] != "scan":
+        return False
+    words = {a.split("=", 1)[0] for a in argv[1:]}
+    if words & _NOT_EARLY or not {"--election", "--db"} <= words:
+        return False
+    return start_early(None)
 
 
 def take_offer(election) -> tuple[bool, Path | None]:
     """(whether a server was started early for ``election``, the file it was offered in) — once."""
     if election.hash in _EARLY:
         return True, _EARLY.pop(election.hash)
-    return False, None
+    return _BARE[0], None

@@ -3,13 +3,13 @@
 The rules (docs/scanning.md):
 
 * Each PATH is a file or a folder. A folder contributes its image files
-  (``.jpg .jpeg .png .tif .tiff``, any case), sorted by name with numbers
+  (``.jpg .jpeg .png .tif .tiff .pdf``, any case), sorted by name with numbers
   compared as numbers (``page2`` before ``page10``); other files are not pages
   and are listed as ignored, hidden files (``.name``) skipped. Files given
   by name are always pages, in the order given.
 * Pages are paired within a *group*, never across: each folder is a group,
   each run of files named on the command line is a group, and each
-  multi-page TIFF is a group of its own pages (a two-page TIFF is one sheet).
+  multi-page TIFF or PDF is a group of its own pages (a two-page TIFF or PDF is one sheet).
 * In a group, files whose names end in ``front`` / ``back`` (after ``-``,
   ``_``, ``.`` or a space: ``sheet-00001-front.jpg``) pair by the rest of their
   name. Every other page pairs with the next one, in order.
@@ -34,8 +34,9 @@ from typing import Iterator
 
 from ..core.errors import TabulateError
 
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff"})
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff", ".pdf"})
 _TIFF_SUFFIXES = frozenset({".tif", ".tiff"})
+_PDF_SUFFIX = ".pdf"
 _SIDE = re.compile(r"^(?P<key>.*?)[-_. ](?P<side>front|back)$", re.IGNORECASE)
 _DIGITS = re.compile(r"(\d+)")
 #: Pages of one TIFF beyond which the page directory is taken to be damaged.
@@ -160,6 +161,25 @@ def tiff_page_count(path: str) -> int:
         return 1
 
 
+def pdf_page_count(path: str) -> int:
+    """How many pages (sides) a PDF of scans holds; 1 when it cannot be opened (the reader says why)."""
+    from ..detect.pdf_pages import file_page_count
+
+    try:
+        with open_source(path) as f:
+            return file_page_count(f)
+    except OSError:
+        return 1
+
+
+def _page_count(full: str) -> int:
+    """Pages in one file: a TIFF's or PDF's own count, 1 for any other image."""
+    suffix = os.path.splitext(full)[1].lower()
+    if suffix in _TIFF_SUFFIXES:
+        return tiff_page_count(full)
+    return pdf_page_count(full) if suffix == _PDF_SUFFIX else 1
+
+
 def _list_folder(folder: Path, ignored: list[str]) -> list[str]:
     files = []
     with os.scandir(folder) as it:
@@ -245,7 +265,7 @@ class _Group:
 
 
 class _TiffGroup:
-    """The pages of one multi-page TIFF, paired in order (a two-page TIFF is one sheet, read whole)."""
+    """The pages of one multi-page TIFF or PDF, paired in order (a two-page TIFF is one sheet, read whole)."""
 
     def __init__(self, path: str, pages: int, *, simplex: bool):
         self.path, self.pages, self.simplex = path, pages, simplex
@@ -274,7 +294,7 @@ def page_groups(folder: str, names: list[str], *, simplex: bool) -> list[_Group 
     run: list[str] = []
     for name in names:
         full = os.path.join(folder, name) if folder else name
-        n = tiff_page_count(full) if os.path.splitext(name)[1].lower() in _TIFF_SUFFIXES else 1
+        n = _page_count(full)
         if n > 1:
             if run:
                 groups.append(_Group(folder, run, simplex=simplex))

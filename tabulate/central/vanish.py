@@ -113,9 +113,18 @@ def pencil_warning(batch: str, looks: Iterable[SheetLook | None]) -> BatchWarnin
 
 
 def _sample(store: Store, batch: Batch) -> list[SheetLook | None]:
-    sheets = [s for s in store.sheets(batch_id=batch.id) if s.interpreted is not None]
-    step = max(1, len(sheets) // SAMPLE)
-    return [sheet_look(store.evidence(s.id), s.interpreted) for s in sheets[::step]]
+    """Every ``step``-th read sheet of the batch (about `SAMPLE` of them), streamed.
+
+    The sheets are not held in a list: the check runs at the end of every
+    scan, and a 40,000-sheet batch's sheets (marks and votes) would be a few
+    hundred MB in the scan's process. The read sheets are the live ones
+    (counted or in review), so the batch's counts give their number.
+    """
+    counts = next((c for c in store.batch_counts() if c.batch.id == batch.id), None)
+    live = 0 if counts is None else counts.counted + counts.needs_review
+    step = max(1, live // SAMPLE)
+    read = (s for s in store.sheets(batch_id=batch.id) if s.interpreted is not None)
+    return [sheet_look(store.evidence(s.id), s.interpreted) for k, s in enumerate(read) if k % step == 0]
 
 
 def batch_warnings(store: Store, batches: Iterable[Batch] | None = None) -> list[BatchWarning]:

@@ -149,3 +149,8 @@ def ping() -> int:
 def read_task(sheet: SheetSource) -> SheetOutcome:
     """The pool's task: one sheet."""
     return read_sheet_source(_state["election"], _state["interpreter"], sheet)
+
+
+def read_tasks(sheets: list[SheetSource]) -> list[SheetOutcome]:
+    """The pool's task: a few sheets in feed order, one outcome each (one round trip for all of them)."""
+    return [read_sheet_source(_state["election"], _state["interpreter"], s) for s in sheets]

@@ -213,7 +213,12 @@ def run_scan(args: argparse.Namespace) -> int:
         # Once the election is loaded, before the batch is listed: the readers' forkserver imports the reader
         # and warms this election's layouts on the other core while this process lists the batch (reading
         # every TIFF's page directory: 0.06-0.1 s for 400 G4 sheets) and opens the store (docs/perf.md).
-        start_early(election)
+        start_early(election)  # a no-op when `tabulate.cli` started it before parsing
+        from ..central import layouts_cache
+
+        # The first scan of this election here builds every page's sample points and keeps them, signed;
+        # later ones check the signature (a few ms) and their workers load them (docs/perf.md, branch cold).
+        layouts_cache.ensure(election)
     plan = _plan(args)
     interpreter = {}
     template_reader = None

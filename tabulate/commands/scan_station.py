@@ -76,9 +76,11 @@ def run_station_command(args: argparse.Namespace, election: Election, document: 
         reader_for(Path(args.templates))  # one line now if the folder is not a template set
         interpreter = {"interpreter": TemplateInterpreter(str(Path(args.templates).resolve()))}
     elif args.cluster is None:
+        from ..central import layouts_cache
         from ..central.readers_start import start_early
 
         start_early(election)  # the readers' preload runs on the other core while the store opens
+        layouts_cache.ensure(election)  # the workers load every page's sample points from it (built once)
     store = open_bound_store(args.db, election, document)
     readers = None
     try:

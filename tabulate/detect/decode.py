@@ -1,11 +1,11 @@
-"""Decode scanned pages (PNG, JPEG, TIFF) straight to greyscale ``uint8`` (255 = paper).
+"""Decode scanned pages (PNG, JPEG, TIFF, PDF of scans) straight to greyscale ``uint8`` (255 = paper).
 
 Decoders were chosen by measurement (docs/detect.md): simplejpeg (libjpeg-turbo,
 asked for greyscale so colour JPEGs skip the colour conversion), imagecodecs'
 libtiff for TIFF (CCITT G4 bitonal, LZW, deflate; every page of a multi-page
 file), OpenCV for PNG. The header is read first and a page whose declared
 size could not be a ballot page is refused before a byte is decompressed
-(decompression bombs).
+(decompression bombs). A PDF's pages are its embedded scans (`pdf_pages`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import imagecodecs
 import numpy as np
 import simplejpeg
 
+from . import pdf_pages
 from .errors import ReadError
 
 #: Hard cap on either side, whatever the paper (decompression-bomb guard).
@@ -39,11 +40,17 @@ _TIFF_TAGS = {256: "width", 257: "height", 258: "bits", 259: "compression", 262:
 class PageHeader:
     """What a file's header says about one page, before decoding."""
 
-    format: str  # "jpeg" | "png" | "tiff"
+    format: str  # "jpeg" | "png" | "tiff" | "pdf"
     index: int
     width: int
     height: int
     photometric: int = 1  # TIFF: 0 = min-is-white, 1 = min-is-black, 2 = RGB, 3 = palette
+    #: PDF: how the page is decoded ("jpeg": its DCT stream; "image": its embedded image; "render": PDFium
+    #: renders the page at ``dpi``, because it is not one full-page image), or why it cannot be
+    #: (``refusal``: a reason code and sentence, raised when the page is checked or decoded).
+    via: str = ""
+    dpi: float = 0.0
+    refusal: tuple[str, str] | None = None
 
 
 def read_source(source) -> tuple[bytes, str]:
@@ -66,9 +73,11 @@ def sniff(data: bytes) -> str:
         return "png"
     if data[:4] in (b"II*\x00", b"MM\x00*"):
         return "tiff"
+    if data[:5] == pdf_pages.PDF_SIGNATURE:
+        return "pdf"
     if data[:4] in (b"II+\x00", b"MM\x00+"):
         raise ReadError("unsupported_image", "BigTIFF files are not supported; save the scan as classic TIFF")
-    raise ReadError("not_an_image", "not a PNG, JPEG or TIFF image (unrecognised file signature)")
+    raise ReadError("not_an_image", "not a PNG, JPEG, TIFF image or PDF (unrecognised file signature)")
 
 
 def _tiff_pages(data) -> Iterator[PageHeader]:
@@ -127,9 +136,40 @@ def tiff_page_header(data, index: int) -> PageHeader | None:
     return None
 
 
+def _pdf_headers(data) -> list[PageHeader]:
+    """Each PDF page's header: the size of its embedded scan (or of its rendering), or why it is refused."""
+    pdf = pdf_pages.open_pdf(data)
+    try:
+        return [_pdf_header(pdf, i) for i in range(len(pdf))]
+    finally:
+        pdf.close()
+
+
+def _pdf_header(pdf, index: int) -> PageHeader:
+    """One PDF page's header; a page that cannot be read carries its refusal, so the file's other pages still read."""
+    try:
+        plan = pdf_pages.plan_page(pdf, index)
+    except ReadError as e:
+        return PageHeader("pdf", index, 0, 0, refusal=(e.code, e.reason))
+    return PageHeader("pdf", index, plan["width"], plan["height"], via=plan["via"], dpi=plan["dpi"])
+
+
+def page_header(data, index: int) -> PageHeader | None:
+    """Page ``index`` (from 0) of a multi-page TIFF or PDF, or None if the file has fewer pages."""
+    if sniff(data[:8]) == "pdf":
+        pdf = pdf_pages.open_pdf(data)
+        try:
+            return _pdf_header(pdf, index) if 0 <= index < len(pdf) else None
+        finally:
+            pdf.close()
+    return tiff_page_header(data, index)
+
+
 def headers(data: bytes) -> list[PageHeader]:
     """Each page's header (one for PNG and JPEG), without decoding any pixels."""
     fmt = sniff(data)
+    if fmt == "pdf":
+        return _pdf_headers(data)
     if fmt == "jpeg":
         try:
             h, w, _cs, _sub = simplejpeg.decode_jpeg_header(data)
@@ -150,6 +190,8 @@ def check_size(header: PageHeader, paper_in: tuple[float, float]) -> None:
     Raises ``image_too_large`` beyond `MAX_SIDE_PX` or `DPI_RANGE`'s top
     (with `SIZE_SLACK`), ``resolution_out_of_range`` below its bottom.
     """
+    if header.refusal is not None:
+        raise ReadError(*header.refusal)
     w, h = header.width, header.height
     if w <= 0 or h <= 0:
         raise ReadError("corrupt_image", f"the header declares an empty image ({w} x {h} px)")
@@ -214,14 +256,30 @@ def _bitonal_to_gray(a: np.ndarray, photometric: int) -> np.ndarray:
     return np.ascontiguousarray(v)
 
 
+def _decode_pdf(data, header: PageHeader) -> np.ndarray:
+    """A PDF page's pixels; a JPEG stream goes through the same decoder as a JPEG file, so reads the same."""
+    pdf = pdf_pages.open_pdf(data)
+    try:
+        img = pdf_pages.decode_pdf_page(pdf, header.index, header.via, header.dpi)
+    finally:
+        pdf.close()
+    if header.via == "jpeg":
+        img = simplejpeg.decode_jpeg(img.tobytes(), colorspace="GRAY")
+    return img
+
+
 def decode_page(data: bytes, header: PageHeader) -> np.ndarray:
     """Decode one page to greyscale uint8; ReadError ``corrupt_image`` / ``unsupported_image``.
 
     ``data`` may be an ``mmap`` of a TIFF file: libtiff then reads that page's
     directory and strips only.
     """
+    if header.refusal is not None:
+        raise ReadError(*header.refusal)
     try:
-        if header.format == "jpeg":
+        if header.format == "pdf":
+            img = _decode_pdf(data, header)
+        elif header.format == "jpeg":
             img = simplejpeg.decode_jpeg(data, colorspace="GRAY")
         elif header.format == "png":
             img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)

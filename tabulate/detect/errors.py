@@ -13,7 +13,10 @@ from ..core.errors import TabulateError
 REASON_CODES: dict[str, str] = {
     "unreadable_file": "the file could not be opened or read",
     "empty_file": "the file is empty",
-    "not_an_image": "the bytes are not a PNG, JPEG or TIFF image",
+    "not_an_image": "the bytes are not a PNG, JPEG or TIFF image, nor a PDF",
+    "pdf_encrypted": "the PDF is encrypted: it cannot be opened without a password",
+    "pdf_page_empty": "a PDF page has no scanned image and no content at all",
+    "pdf_not_a_scan": "a PDF page is vector drawing and text, no scan: a printer's PDF (use `tabulate templates import`)",
     "unsupported_image": "an image format or layout we do not decode",
     "corrupt_image": "the image is truncated or damaged",
     "image_too_large": "the header declares more pixels than a ballot page can have (decompression-bomb guard)",

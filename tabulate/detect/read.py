@@ -33,6 +33,9 @@ def _rejected(base: dict, err: ReadError, timings: list) -> PageReading:
 
 #: Page flag: the page's own style code did not read; it was identified from the sheet's other side.
 FROM_OTHER_SIDE = "style_code_from_other_side"
+#: Page flag: a PDF page that was not one full-page scan, so was rendered by PDFium at its image's resolution
+#: (`tabulate.detect.pdf_pages`) rather than read from the scanner's own pixels.
+PDF_PAGE_RENDERED = "pdf_page_rendered"
 
 
 def read_image(
@@ -114,6 +117,8 @@ def _file_pages(election: Election, source, paper_in: tuple[float, float] | None
             out.append((base, e))
             continue
         base["_timings"] = [("decode", (time.perf_counter() - t0) * 1e3)]
+        if h.via == "render":
+            base["_flags"] = (PDF_PAGE_RENDERED,)
         out.append((base, img))
     return out
 
@@ -142,12 +147,15 @@ def read_file(
     """
     out = []
     for base, item in _file_pages(election, source, reader.paper_in if reader else None):
+        extra = base.pop("_flags", ())
         if isinstance(item, ReadError):
             out.append((PageReading(**base, reason_code=item.code, reason=item.reason), None))
         elif reader is not None:
             out.append((reader.read_image(election, item, settings=settings, **base), item))
         else:
             out.append((read_image(election, item, settings=settings, **base), item))
+        if extra:
+            out[-1] = (dataclasses.replace(out[-1][0], flags=out[-1][0].flags + extra), out[-1][1])
     return out
 
 

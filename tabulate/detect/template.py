@@ -72,9 +72,23 @@ def dpi_class(px_per_in: float) -> int:
     return max(DPI_STEP, int(round(px_per_in / DPI_STEP)) * DPI_STEP)
 
 
+def _key(election: Election, style_id: str, page: int, dpi: int) -> tuple:
+    return (election.hash or id(election), election.target_shape, election.paper_size, style_id, page, dpi)
+
+
+def seed_template(election: Election, layout: PageLayout, dpi: int, points: TargetPoints) -> PageTemplate:
+    """Keep sample points built earlier (an on-disk cache: tabulate.central.layouts_cache) as this page's template."""
+    points.check()
+    style_id, page = layout.style_id, layout.page
+    tpl = PageTemplate(layout, dpi, points)
+    with _LOCK:
+        _CACHE[_key(election, style_id, page, dpi)] = tpl
+    return tpl
+
+
 def page_template(election: Election, style_id: str, page: int, dpi: int) -> PageTemplate:
     """The (cached) sample points of one page of a style at ``dpi`` (a `dpi_class`)."""
-    key = (election.hash or id(election), election.target_shape, election.paper_size, style_id, page, dpi)
+    key = _key(election, style_id, page, dpi)
     with _LOCK:
         hit = _CACHE.get(key)
     if hit is not None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping
 
 from ..core.votes import AdjudicationReason, BallotVotes, ContestVotes
 from ..election import Election
-from ._codec import contest_votes_from_dict
+from ._codec import contest_votes_from_dict, text_ids
 from .base import LIVE_STATUSES, Batch, PageImage, SheetReason, StoredSheet
 from .evidence import decode_evidence, decode_marks
 
@@ -82,9 +82,7 @@ class SheetReader:
             f"clauses, modified FROM votes WHERE sheet_id IN ({marks_}) ORDER BY sheet_id, seq",
             ids,
         ):
-            votes[sid].append(
-                ContestVotes(cid, st, tuple(json.loads(sel)), over, under, bool(sp), tuple(json.loads(clauses)))
-            )
+            votes[sid].append(ContestVotes(cid, st, text_ids(sel), over, under, bool(sp), text_ids(clauses)))
             if mod is not None:
                 modified[sid][cid] = contest_votes_from_dict(json.loads(mod))
         election = self.election()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..core.votes import ContestVotes
 from ..election import Election
-from ._codec import contest_votes_to_dict, dumps, now_utc
+from ._codec import contest_votes_to_dict, dumps, ids_text, now_utc
 from ._sqlite_journal import JournalMixin
 from .base import DUPLICATE_SHEET, LIVE_STATUSES, PAGE_ALREADY_SCANNED, Recorded, SheetOutcome, SheetReason
 from .evidence import encode_marks, to_stored_evidence
@@ -152,11 +152,11 @@ class SheetRecorder(JournalMixin):
                         c.contest_id,
                         n,
                         c.status,
-                        dumps(list(c.selections)),
+                        ids_text(tuple(c.selections)),
                         c.overvotes,
                         c.undervotes,
                         int(c.from_straight_party),
-                        dumps(list(c.clauses)),
+                        ids_text(tuple(c.clauses)),
                     )
                     for n, c in enumerate(votes.contests)
                 ],
