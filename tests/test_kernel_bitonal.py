@@ -16,6 +16,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_detect_support import election, page_image, scan, turn
+from test_kernels import MARKS as KERNEL_MARKS
 
 from tabulate.detect.classify import hand_classes
 from tabulate.detect.register import register_page
@@ -23,15 +24,8 @@ from tabulate.detect.settings import DEFAULT_SETTINGS
 from tabulate.detect.template import page_template
 from tabulate.kernels import F, offsets_by_distance, reference, score_targets
 
-MARKS = (
-    ("straight-party", "DEM", "fill"),
-    ("president", "pres-hale", "half"),
-    ("president", "pres-okafor", "circle"),
-    ("us-senate", "sen-caldwell", "beside"),
-    ("us-house-6", "house-king", "line"),
-    ("state-senate-7", "ss-mullins", "x"),
-    ("state-rep-56", "sr56-boone", "light"),
-)
+# The marks test_kernels draws, but for the write-in: a bitonal count of every kind of mark.
+MARKS = tuple(m for m in KERNEL_MARKS if m[2] != "write")
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
