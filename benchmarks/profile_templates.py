@@ -43,7 +43,7 @@ STAGES = (
     ("anchors (kernel) + fit", ("refine",)),
     ("levels, scale, skew check", ("place_page",)),
     ("code after the fit", ("read_code",)),
-    ("match blanks (50 DPI)", ("frame_as_blank", "match_page")),
+    ("match blanks (25 + 50 DPI)", ("screen_image", "levels_table", "frame_as_blank", "match_page")),
     ("streaks", ("streak_columns",)),
     ("creases (side margins)", ("crease_rows",)),
     ("features, erasure bar", ("page_features", "page_settings")),

@@ -4,8 +4,8 @@ Which page is this? By code first: the best-matching template's code (a QR
 symbol or a timing-mark row) is read where that template prints it, and the
 set maps its text to a style and page. When the code does not read, by
 matching (`tabulate.templates.matching`): the page, registered, is compared
-at 50 DPI with every blank and the best must be clear; else the page is
-refused (``no_template_match`` or ``template_ambiguous``).
+at 25 DPI with every blank (at 50 DPI where two close blanks differ) and the
+best must be clear; else the page is refused (``no_template_match`` or ``template_ambiguous``).
 
 After that the page is scored by the native kernel with the template's
 point sets (`tabulate.templates.pages.scoring_template`) and classified with
@@ -58,7 +58,7 @@ from .creases import crease_rows
 from .dither import undither
 from .exports import page_dpi, paper_of, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
-from .matching import MatchBasis, frame_as_blank, match_page
+from .matching import SCREEN_DPI, MatchBasis, PagePixels, frame_as_blank, levels_table, match_page, screen_image
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
@@ -182,7 +182,7 @@ class TemplateReader:
         return self._mean
 
     def _match_bases(self) -> tuple[dict[tuple[int, int], MatchBasis], dict[tuple[int, int], MatchBasis]]:
-        """The blanks stacked for matching (`MATCH_DPI`) and for ranking (`COARSE_DPI`), once per reader."""
+        """The blanks stacked for matching (`SCREEN_DPI`) and for ranking (`COARSE_DPI`), once per reader."""
         if self._bases is None:
             self._bases = (MatchBasis.of(self.tset), MatchBasis.of(self.tset, coarse=True))
         return self._bases
@@ -277,8 +277,10 @@ class TemplateReader:
             if named is not None:
                 return named, self._refit(image, fine8, dpi, named, reg, k, paper), False
         # By matching: the page in its own frame against every blank; the winner must be clear.
-        frame = frame_as_blank(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in, reg)
-        win, twin = match_page(self.tset, self._match_bases()[0], frame, fine8, paper)
+        affine_half = reg.affine * (FINE_DPI / 2 / dpi)
+        pixels = PagePixels(half, affine_half, levels_table(reg))
+        frame = frame_as_blank(screen_image(half), affine_half / 2, w_in, h_in, reg, SCREEN_DPI)
+        win, twin = match_page(self.tset, self._match_bases()[0], frame, pixels, fine8, paper)
         return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)), twin
 
     def _fit(self, image, levels, small, dpi, paper, by_code, turns, skew) -> tuple[TemplatePage, Registration, int]:
