@@ -36,14 +36,14 @@ from tabulate.templates import TemplateReader, import_templates  # noqa: E402
 
 #: (stage, functions of `tabulate.templates.read`'s namespace it is made of), in reading order.
 STAGES = (
-    ("resample (100, 50, 10 DPI)", ("shrink", "prepare", "half_image", "level")),
+    ("resample (100, 50, 25, 10 DPI)", ("shrink", "prepare", "half_image", "screen_image", "level")),
     ("skew from the print", ("print_angle",)),
     ("QR code before the fit", ("read_qr_near",)),
     ("coarse fit (phase corr.)", ("coarse",)),  # ranking the blanks is in "other"
     ("anchors (kernel) + fit", ("refine",)),
     ("levels, scale, skew check", ("place_page",)),
     ("code after the fit", ("read_code",)),
-    ("match blanks (25 + 50 DPI)", ("screen_image", "levels_table", "frame_as_blank", "match_page")),
+    ("match blanks (25 + 50 DPI)", ("levels_table", "frame_as_blank", "match_page")),
     ("streaks", ("streak_columns",)),
     ("creases (side margins)", ("crease_rows",)),
     ("features, erasure bar", ("page_features", "page_settings")),

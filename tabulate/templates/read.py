@@ -258,7 +258,8 @@ class TemplateReader:
         dpi, turned = page_dpi(image.shape, w_in, h_in)  # an export may add a strip below the page
         fine8 = shrink(image, dpi, FINE_DPI)
         half = half_image(fine8)
-        small = prepare(half, FINE_DPI / 2, COARSE_DPI, 1.0)  # as from fine8, whose first step is ``half``
+        quarter = screen_image(half)  # matching's whole-frame page, and the 10 DPI page's first step
+        small = prepare(quarter, FINE_DPI / 4, COARSE_DPI, 1.0)  # as from fine8, whose first steps these are
         paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
         turns = (1, 3) if turned else (0, 2)
         by_code = self._code_first(image, dpi, turns, (w_in, h_in))
@@ -279,7 +280,7 @@ class TemplateReader:
         # By matching: the page in its own frame against every blank; the winner must be clear.
         affine_half = reg.affine * (FINE_DPI / 2 / dpi)
         pixels = PagePixels(half, affine_half, levels_table(reg))
-        frame = frame_as_blank(screen_image(half), affine_half / 2, w_in, h_in, reg, SCREEN_DPI)
+        frame = frame_as_blank(quarter, affine_half / 2, w_in, h_in, reg, SCREEN_DPI)
         win, twin = match_page(self.tset, self._match_bases()[0], frame, pixels, fine8, paper)
         return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)), twin
 
