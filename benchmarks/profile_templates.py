@@ -43,6 +43,7 @@ STAGES = (
     ("anchors (kernel) + fit", ("refine",)),
     ("levels, scale, skew check", ("place_page",)),
     ("code after the fit", ("read_code",)),
+    ("code confirmed by the print", ("confirm_code",)),
     ("match blanks (25 + 50 DPI)", ("levels_table", "frame_as_blank", "match_page")),
     ("streaks", ("streak_columns",)),
     ("creases (side margins)", ("crease_rows",)),

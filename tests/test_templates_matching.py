@@ -25,6 +25,7 @@ from tabulate.templates.matching import (
     SURE_MATCH,
     MatchBasis,
     PagePixels,
+    confirm_code,
     frame_as_blank,
     levels_table,
     match_page,
@@ -60,21 +61,25 @@ def _scanned(blank: np.ndarray, seed: int, grain: float = 12.0) -> np.ndarray:
     return np.clip(grey + rng.normal(0, grain, grey.shape), 0, 255).astype(np.uint8)
 
 
-def _set(monkeypatch, blanks: dict[str, np.ndarray]):
-    """A template set of these blanks (one page each, style = key), as `match_page` sees it."""
+def _set(monkeypatch, blanks: dict[str, np.ndarray], alike: bool = False):
+    """A template set of these blanks (one page each, style = key), as `match_page` sees it; ``alike``:
+    their targets are the same options at the same places (`same_targets`)."""
+    at = SimpleNamespace(x=1.0, y=2.0)
     pages = {
         key: SimpleNamespace(
             key=key,
             page=1,
             style_id=key,
-            layout=SimpleNamespace(targets=(SimpleNamespace(contest_id="c2", option_id=key),)),
+            layout=SimpleNamespace(
+                targets=(SimpleNamespace(contest_id="c2", option_id="o" if alike else key, bounds=at),)
+            ),
         )
         for key in blanks
     }
     ink = {key: 255.0 - b.astype(np.float32) for key, b in blanks.items()}
     prep = {key: SimpleNamespace(match=ink[key], match_unit=unit(ink[key]), blank=blanks[key]) for key in blanks}
     monkeypatch.setattr(matching, "prepared", lambda tset, p: prep[p.key])
-    tset = SimpleNamespace(folder=f"test-matching-{'-'.join(blanks)}", pages=tuple(pages.values()))
+    tset = SimpleNamespace(folder=f"test-matching-{'-'.join(blanks)}-{alike}", pages=tuple(pages.values()))
     return tset, MatchBasis.of(tset)
 
 
@@ -145,3 +150,55 @@ def test_pixels_sampled_where_blanks_differ_are_the_50_dpi_frames_pixels():
     # Two samplers' fixed-point rounding: within one grey level, scaled by the levels (255 / 190).
     assert np.abs(got - frame.ravel()[where]).max() <= 2.0
     assert PagePixels(half, affine, levels_table(reg)).at(np.zeros(0, np.int64), frame.shape[1]).size == 0
+
+
+def test_a_page_whose_code_names_one_template_but_prints_another_is_refused(monkeypatch):
+    """A mis-coded ballot (the code of style A on a page printed as style B): read against A, its marks
+    would count for A's options where B prints others. The print, where the two blanks differ, says B."""
+    a, b = _blank(("ALICE", "BOB", "CAROL")), _blank(("DAVID", "EMMA", "FRANK"))
+    tset, _bases = _set(monkeypatch, {"A": a, "B": b})
+    named_a, named_b = tset.pages
+    reg = Registration(AFFINE, 0, 0.0, (1.0, 1.0), 100.0, 0.0, 232.0, 45.0, 0.5, ())
+    page_b = PagePixels(_scanned(b, seed=8), AFFINE, levels_table(reg))
+    confirm_code(tset, named_b, page_b)  # its own code: read
+    with pytest.raises(ReadError) as e:
+        confirm_code(tset, named_a, page_b)
+    assert e.value.code == "template_code_mismatch" and "B" in e.value.reason
+    # A page with the second contest's names missing is nearer neither: its code decides, as before.
+    confirm_code(tset, named_a, PagePixels(_scanned(_blank(None), seed=9), AFFINE, levels_table(reg)))
+
+
+def test_templates_printed_alike_are_told_apart_by_their_code_alone(monkeypatch):
+    """Two styles whose page prints the same options at the same places (a precinct split): only the code
+    names the style, and no mark depends on which, so the print is not held against the code."""
+    a, b = _blank(("ALICE", "BOB", "CAROL")), _blank(("DAVID", "EMMA", "FRANK"))
+    tset, _bases = _set(monkeypatch, {"A": a, "B": b}, alike=True)
+    reg = Registration(AFFINE, 0, 0.0, (1.0, 1.0), 100.0, 0.0, 232.0, 45.0, 0.5, ())
+    confirm_code(tset, tset.pages[0], PagePixels(_scanned(b, seed=10), AFFINE, levels_table(reg)))
+
+
+def test_the_code_check_gives_each_blanks_share_and_correlation_as_the_matching_functions(monkeypatch):
+    """`confirm_code` takes every other blank in one pass of sums; on the same pixels that must be the
+    share and correlation `closer_share` and `differs_toward` give pair by pair (what `match_page` uses)."""
+    from tabulate.templates.align import closer_share
+    from tabulate.templates.likeness import differs_toward
+
+    names = (("ALICE", "BOB", "CAROL"), ("DAVID", "EMMA", "FRANK"), ("GRACE", "HENRY", "IRIS"), None)
+    blanks = {k: _blank(n) for k, n in zip("ABCD", names)}
+    tset, _bases = _set(monkeypatch, blanks)
+    reg = Registration(AFFINE, 0, 0.0, (1.0, 1.0), 100.0, 0.0, 232.0, 45.0, 0.5, ())
+    pixels = PagePixels(_scanned(blanks["B"], seed=12, grain=40.0), AFFINE, levels_table(reg))
+    c = matching._confirm_pixels(tset, tset.pages[0])
+    assert [o.key for o in c.others] == ["B", "C", "D"]
+    f = pixels.at(c.where, c.width)
+    shares, towards = matching._toward_others(c, f)
+    for k, (start, size) in enumerate(zip(c.starts, c.sizes)):
+        run = slice(start, start + size)
+        a, b = blanks["A"].ravel()[c.where[run]], blanks[c.others[k].key].ravel()[c.where[run]]
+        a, b = 255.0 - a.astype(np.float32), 255.0 - b.astype(np.float32)
+        share, toward = closer_share(f[run], b, a), differs_toward(f[run], b, a)
+        assert shares[k] == share and towards[k] == pytest.approx(toward, abs=1e-6)  # float64 sums; ncc in float32
+        assert (share >= 0.65 or toward >= 0.3) == (c.others[k].key == "B"), (c.others[k].key, share, toward)
+    with pytest.raises(ReadError) as e:
+        confirm_code(tset, tset.pages[0], pixels)
+    assert "B's" in e.value.reason

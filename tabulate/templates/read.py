@@ -58,7 +58,16 @@ from .creases import crease_rows
 from .dither import undither
 from .exports import page_dpi, paper_of, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
-from .matching import SCREEN_DPI, MatchBasis, PagePixels, frame_as_blank, levels_table, match_page, screen_image
+from .matching import (
+    SCREEN_DPI,
+    MatchBasis,
+    PagePixels,
+    confirm_code,
+    frame_as_blank,
+    levels_table,
+    match_page,
+    screen_image,
+)
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
@@ -268,18 +277,22 @@ class TemplateReader:
             tp, reg, k = self._fit(*fit, print_angle(half))
         except ReadError:
             tp, reg, k = self._fit(*fit, None)
+        affine_half = reg.affine * (FINE_DPI / 2 / dpi)
+        pixels = PagePixels(half, affine_half, levels_table(reg))
         if by_code and by_code[0][1] is tp:
-            return tp, reg, False  # its code, read before the fit, names this page: no second read
+            confirm_code(self.tset, tp, pixels)  # its code, read before the fit, names this page
+            return tp, reg, False
         if tp.code is not None:
             text = read_code(image, reg.affine, tp.code, reg.paper, reg.ink, self._code_formats([tp]))
             named = self.tset.page_for_code(text) if text else None
             if named is tp:
+                confirm_code(self.tset, tp, pixels)
                 return tp, reg, False
             if named is not None:
-                return named, self._refit(image, fine8, dpi, named, reg, k, paper), False
+                reg = self._refit(image, fine8, dpi, named, reg, k, paper)
+                confirm_code(self.tset, named, PagePixels(half, reg.affine * (FINE_DPI / 2 / dpi), levels_table(reg)))
+                return named, reg, False
         # By matching: the page in its own frame against every blank; the winner must be clear.
-        affine_half = reg.affine * (FINE_DPI / 2 / dpi)
-        pixels = PagePixels(half, affine_half, levels_table(reg))
         frame = frame_as_blank(quarter, affine_half / 2, w_in, h_in, reg, SCREEN_DPI)
         win, twin = match_page(self.tset, self._match_bases()[0], frame, pixels, fine8, paper)
         return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)), twin
