@@ -8,6 +8,7 @@ scanner gives it (grey paper, grey print, blur, grain), registered exactly: what
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import cv2
@@ -202,3 +203,27 @@ def test_the_code_check_gives_each_blanks_share_and_correlation_as_the_matching_
     with pytest.raises(ReadError) as e:
         confirm_code(tset, tset.pages[0], pixels)
     assert "B's" in e.value.reason
+
+
+def test_a_mis_coded_timing_page_is_refused_not_read_against_the_style_its_code_names(tmp_path):
+    """End to end: the set's codes of style 2's and style 3's first pages swapped (as if the vendor had
+    printed each style with the other's code). A style 3 page then carries the code the set maps to 2-p1;
+    read against 2-p1 its marks would count for style 2's contests. It is refused, naming both."""
+    import json
+
+    from tabulate.ballots.vendor import simulate_vendor_sheet
+    from tabulate.ballots.vendor.write import write_blanks
+    from tabulate.election import load_election
+    from tabulate.templates import TemplateReader, import_templates
+
+    election = load_election(Path(__file__).parents[1] / "samples" / "general" / "election.json")
+    import_templates(election, write_blanks(election, "timing", tmp_path / "blanks", styles=("2", "3")), tmp_path / "s")
+    doc = json.loads((tmp_path / "s" / "templates.json").read_text())
+    first = {p["style_id"]: p for p in doc["pages"] if p["page"] == 1}
+    first["2"]["code"]["text"], first["3"]["code"]["text"] = first["3"]["code"]["text"], first["2"]["code"]["text"]
+    (tmp_path / "s" / "templates.json").write_text(json.dumps(doc))
+    images, truth = simulate_vendor_sheet(election, "timing", 0, 5)
+    assert truth["style"] == "3"
+    r = TemplateReader(str(tmp_path / "s")).read_image(election, images[0])
+    assert r.reason_code == "template_code_mismatch", (r.style_id, r.page, r.reason)
+    assert "names 2-p1" in r.reason and "3-p1's" in r.reason
