@@ -136,6 +136,10 @@ def frame_as_blank(
     return cv2.LUT(out, levels_table(reg))
 
 
+#: Points a row of `PagePixels.at_xy`'s sampling maps.
+_MAP_ROW = 4096
+
+
 @dataclass(frozen=True, eq=False)
 class PagePixels:
     """The page's frame at `MATCH_DPI`, on the blanks' levels (as `frame_as_blank`), sampled only at the
@@ -157,10 +161,22 @@ class PagePixels:
     def at_xy(self, xf: np.ndarray, yf: np.ndarray) -> np.ndarray:
         """`at` for frame pixel columns ``xf`` and rows ``yf`` (float32, not empty)."""
         m = _frame_map(self.affine_half, MATCH_DPI).astype(np.float32)
-        mx = (m[0, 0] * xf + m[0, 1] * yf + m[0, 2])[None, :]
-        my = (m[1, 0] * xf + m[1, 1] * yf + m[1, 2])[None, :]
-        got = cv2.remap(self.half, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=255)
-        return cv2.LUT(got, self.table).ravel()
+        n = len(xf)
+        # `cv2.remap` takes maps under 32,767 pixels a side: the points as rows of `_MAP_ROW`, the last padded.
+        rows = -(-n // _MAP_ROW)
+        mx, my = np.zeros((2, rows * _MAP_ROW), np.float32)
+        mx[:n] = m[0, 0] * xf + m[0, 1] * yf + m[0, 2]
+        my[:n] = m[1, 0] * xf + m[1, 1] * yf + m[1, 2]
+        shape = (rows, _MAP_ROW) if rows > 1 else (1, n)
+        got = cv2.remap(
+            self.half,
+            mx[: shape[0] * shape[1]].reshape(shape),
+            my[: shape[0] * shape[1]].reshape(shape),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=255,
+        )
+        return cv2.LUT(got, self.table).ravel()[:n]
 
     def correlation(self, blank: np.ndarray, blank_unit: np.ndarray) -> float:
         """The page's whole-frame correlation with a blank at `MATCH_DPI` (``PreparedPage.match`` and its
