@@ -228,3 +228,51 @@ def test_a_mis_coded_timing_page_is_refused_not_read_against_the_style_its_code_
     r = TemplateReader(str(tmp_path / "s")).read_image(election, images[0])
     assert r.reason_code == "template_code_mismatch", (r.style_id, r.page, r.reason)
     assert "names 2-p1" in r.reason and "3-p1's" in r.reason
+
+
+def _one_blank_set(monkeypatch, blank: np.ndarray):
+    from tabulate.templates import absent
+
+    tset, _bases = _set(monkeypatch, {"A": blank})
+    ink = 255.0 - blank.astype(np.float32)
+    monkeypatch.setattr(absent, "prepared", lambda t, p: SimpleNamespace(match=ink))
+    return tset, tset.pages[0]
+
+
+def test_a_page_of_a_style_not_in_the_set_is_refused_for_the_print_it_lacks(monkeypatch):
+    """A set holding style A only, and a page of style B, which differs from A in one contest's names: over
+    the whole frame B's page matches A as A's own pages do, and there is no rival blank to compare it with.
+    Where A prints names, B's page is paper: no template matches it, and it is refused with that reason."""
+    from tabulate.templates.absent import MAX_MISSING, check_print, missing_print
+
+    a, b = _blank(("ALICE", "BOB", "CAROL")), _blank(("DAVID", "EMMA", "FRANK"))
+    tset, page_a = _one_blank_set(monkeypatch, a)
+    reg = Registration(AFFINE, 0, 0.0, (1.0, 1.0), 100.0, 0.0, 232.0, 45.0, 0.5, ())
+    foreign = PagePixels(_scanned(b, seed=13), AFFINE, levels_table(reg))
+    _frame, (win, _twin) = _match(tset, _set(monkeypatch, {"A": a})[1], _scanned(b, seed=13))
+    assert win.key == "A"  # the whole-frame match alone takes it for A
+    assert missing_print(tset, page_a, foreign) >= MAX_MISSING
+    with pytest.raises(ReadError) as e:
+        check_print(tset, page_a, foreign)
+    assert e.value.code == "no_template_match" and "A" in e.value.reason
+
+
+def test_marks_and_a_page_cut_by_the_scanners_edge_take_no_print_away(monkeypatch):
+    """Voters add ink (filled ovals, a scribble across a name, a write-in): the blank's print is all there.
+    A page fed off the scanner's edge lost a strip to the feed: what is not on the image is not judged."""
+    from tabulate.templates.absent import MAX_MISSING, check_print, missing_print
+
+    a = _blank(("ALICE", "BOB", "CAROL"))
+    tset, page_a = _one_blank_set(monkeypatch, a)
+    voted = a.copy()
+    cv2.ellipse(voted, (60, 365), (10, 7), 0, 0, 360, 0, -1)  # a filled oval
+    cv2.line(voted, (80, 400), (300, 420), 0, 3)  # a stroke across a name
+    cv2.putText(voted, "WRITE IN", (150, 520), cv2.FONT_HERSHEY_SIMPLEX, 0.6, 0, 2)
+    reg = Registration(AFFINE, 0, 0.0, (1.0, 1.0), 100.0, 0.0, 232.0, 45.0, 0.5, ())
+    check_print(tset, page_a, PagePixels(_scanned(voted, seed=14), AFFINE, levels_table(reg)))
+    cut = _scanned(a, seed=15)[:, 90:]  # the left 1.8 in never scanned: the image starts inside the page
+    shifted = AFFINE - np.array([[0, 0, 90.0], [0, 0, 0]])
+    assert missing_print(tset, page_a, PagePixels(cut, shifted, levels_table(reg))) < MAX_MISSING
+    blanked = _scanned(a, seed=15)
+    blanked[:, :90] = 232  # the same strip scanned, but paper: its print is missing, and that counts
+    assert missing_print(tset, page_a, PagePixels(blanked, AFFINE, levels_table(reg))) >= MAX_MISSING

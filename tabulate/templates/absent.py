@@ -37,7 +37,7 @@ TILE_IN = 1.0
 #: A tile with fewer of the blank's print pixels than this is not judged.
 MIN_TILE_PRINT = 40
 #: A page missing this share of a tile's print or more is not the blank's.
-MAX_MISSING = 0.5
+MAX_MISSING = 0.25
 
 
 @dataclass(frozen=True, eq=False)
