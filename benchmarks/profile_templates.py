@@ -44,7 +44,6 @@ STAGES = (
     ("levels, scale, skew check", ("place_page",)),
     ("code after the fit", ("read_code",)),
     ("code confirmed by the print", ("confirm_code",)),
-    ("print the page lacks", ("check_print",)),
     ("match blanks (25 + 50 DPI)", ("levels_table", "frame_as_blank", "match_page")),
     ("streaks", ("streak_columns",)),
     ("creases (side margins)", ("crease_rows",)),

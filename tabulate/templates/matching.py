@@ -178,13 +178,6 @@ class PagePixels:
         )
         return cv2.LUT(got, self.table).ravel()[:n]
 
-    def inside_xy(self, xf: np.ndarray, yf: np.ndarray) -> np.ndarray:
-        """Which frame pixels fall on the scanned image, a pixel in from its edges (the rest is no scan)."""
-        m = _frame_map(self.affine_half, MATCH_DPI)
-        sx, sy = m[0, 0] * xf + m[0, 1] * yf + m[0, 2], m[1, 0] * xf + m[1, 1] * yf + m[1, 2]
-        h, w = self.half.shape
-        return (sx >= 1) & (sx <= w - 2) & (sy >= 1) & (sy <= h - 2)
-
     def correlation(self, blank: np.ndarray, blank_unit: np.ndarray) -> float:
         """The page's whole-frame correlation with a blank at `MATCH_DPI` (``PreparedPage.match`` and its
         ``match_unit``): `MIN_MATCH`'s own measure, for a winner not clear at `SCREEN_DPI`."""

@@ -33,7 +33,6 @@ from ..detect.settings import DEFAULT_SETTINGS, ReadSettings
 from ..detect.streaks import streak_columns
 from ..detect.template import dpi_class
 from ..election.model import Election, Thresholds
-from .absent import check_print
 from .align import (
     ANCHOR_FINE_SEARCH_IN,
     ANCHOR_SEARCH_IN,
@@ -296,11 +295,7 @@ class TemplateReader:
         # By matching: the page in its own frame against every blank; the winner must be clear.
         frame = frame_as_blank(quarter, affine_half / 2, w_in, h_in, reg, SCREEN_DPI)
         win, twin = match_page(self.tset, self._match_bases()[0], frame, pixels, fine8, paper)
-        if win is not tp:
-            reg = self._refit(image, fine8, dpi, win, reg, k, paper)
-            pixels = PagePixels(half, reg.affine * (FINE_DPI / 2 / dpi), levels_table(reg))
-        check_print(self.tset, win, pixels)  # its own blank may not be in the set: a look-alike wins then
-        return win, reg, twin
+        return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)), twin
 
     def _fit(self, image, levels, small, dpi, paper, by_code, turns, skew) -> tuple[TemplatePage, Registration, int]:
         """(template, registration, quarter turns) of the first of `FIT_TRIES` candidates that registers:
