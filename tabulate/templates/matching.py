@@ -40,7 +40,7 @@ SCREEN_DPI = MATCH_DPI / 2
 #: At `SCREEN_DPI` a page's correlation with its own blank runs 0.08-0.13 above its correlation at
 #: `MATCH_DPI` (the pyramid step smooths the scan's grain away; 200 arrows pages of seed 2026, rough scans
 #: included: 0.82-0.97 against 0.73-0.87). A winner under this is held to `MIN_MATCH` at `MATCH_DPI` over
-#: the whole frame, as before; above it, it is at least 0.57 there on every page measured.
+#: the whole frame, as before; above it, less the largest gain measured, it is still 0.57 or more there.
 SURE_MATCH = 0.7
 #: At `SCREEN_DPI` a runner-up this close (or closer) is compared where it differs from the winner. Pages
 #: of close templates come 0.017-0.026 apart and the rest 0.109 or more (0.021-0.027 and 0.098 at
