@@ -228,4 +228,3 @@ def test_a_mis_coded_timing_page_is_refused_not_read_against_the_style_its_code_
     r = TemplateReader(str(tmp_path / "s")).read_image(election, images[0])
     assert r.reason_code == "template_code_mismatch", (r.style_id, r.page, r.reason)
     assert "names 2-p1" in r.reason and "3-p1's" in r.reason
-
