@@ -7,17 +7,64 @@ they use is `tabulate.adjudicate.web` (``tabulate review serve``); everything
 here works without it. See docs/adjudication.md.
 """
 
-from .auditlog import Verification, verify
-from .decisions import Decision, apply_pending, reopen
-from .entries import NOT_COUNTED, DecidedVotes, DecisionError, Entry, WriteInReading, decided_votes
-from .leases import LeaseLost, lease, lease_next
-from .panels import Panel, Team, TeamError
-from .queue import QueueFilter, list_queue, progress, sync
-from .recording import RecordResult, record_entry
-from .records import adjudicated_counts, adjudicated_records
-from .schema import connect, migrate
-from .source import ReviewSheet, SourceError, StoreSource
-from .users import LoginFailed, User, UserError, add_user, authenticate
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from .auditlog import Verification, verify
+    from .decisions import Decision, apply_pending, reopen
+    from .entries import NOT_COUNTED, DecidedVotes, DecisionError, Entry, WriteInReading, decided_votes
+    from .leases import LeaseLost, lease, lease_next
+    from .panels import Panel, Team, TeamError
+    from .queue import QueueFilter, list_queue, progress, sync
+    from .recording import RecordResult, record_entry
+    from .records import adjudicated_counts, adjudicated_records
+    from .schema import connect, migrate
+    from .source import ReviewSheet, SourceError, StoreSource
+    from .users import LoginFailed, User, UserError, add_user, authenticate
+
+#: Where each public name lives: loaded on first use (`tabulate.core.lazy`).
+_WHERE = {
+    "Verification": "auditlog",
+    "verify": "auditlog",
+    "Decision": "decisions",
+    "apply_pending": "decisions",
+    "reopen": "decisions",
+    "NOT_COUNTED": "entries",
+    "DecidedVotes": "entries",
+    "DecisionError": "entries",
+    "Entry": "entries",
+    "WriteInReading": "entries",
+    "decided_votes": "entries",
+    "LeaseLost": "leases",
+    "lease": "leases",
+    "lease_next": "leases",
+    "Panel": "panels",
+    "Team": "panels",
+    "TeamError": "panels",
+    "QueueFilter": "queue",
+    "list_queue": "queue",
+    "progress": "queue",
+    "sync": "queue",
+    "RecordResult": "recording",
+    "record_entry": "recording",
+    "adjudicated_counts": "records",
+    "adjudicated_records": "records",
+    "connect": "schema",
+    "migrate": "schema",
+    "ReviewSheet": "source",
+    "SourceError": "source",
+    "StoreSource": "source",
+    "LoginFailed": "users",
+    "User": "users",
+    "UserError": "users",
+    "add_user": "users",
+    "authenticate": "users",
+}
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = [
     "NOT_COUNTED",

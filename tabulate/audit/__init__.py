@@ -5,10 +5,40 @@
   recount (4:220, KRS 120.157).
 """
 
-from .handeye import AuditError, AuditState, SelectionError, TallyError, audit_state, enter_tally, start_audit
-from .margins import AUTOMATIC_RECOUNT_OFFICES, RaceMargin, race_margin
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_names
+
+# Eager, not lazy (it loads nothing heavy): a function has its submodule's name, and importing the submodule (anyone's
+# ``import tabulate.audit.recanvass``) would otherwise leave the package's name bound to the module.
 from .recanvass import Recanvass, last_snapshot, recanvass, record_snapshot
-from .recount import BoardDecision, RecountBallot, RecountResult, recount_result, recount_sheets
+
+if TYPE_CHECKING:
+    from .handeye import AuditError, AuditState, SelectionError, TallyError, audit_state, enter_tally, start_audit
+    from .margins import AUTOMATIC_RECOUNT_OFFICES, RaceMargin, race_margin
+    from .recount import BoardDecision, RecountBallot, RecountResult, recount_result, recount_sheets
+
+#: Where each public name lives: loaded on first use (`tabulate.core.lazy`).
+_WHERE = {
+    "AuditError": "handeye",
+    "AuditState": "handeye",
+    "SelectionError": "handeye",
+    "TallyError": "handeye",
+    "audit_state": "handeye",
+    "enter_tally": "handeye",
+    "start_audit": "handeye",
+    "AUTOMATIC_RECOUNT_OFFICES": "margins",
+    "RaceMargin": "margins",
+    "race_margin": "margins",
+    "BoardDecision": "recount",
+    "RecountBallot": "recount",
+    "RecountResult": "recount",
+    "recount_result": "recount",
+    "recount_sheets": "recount",
+}
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = [
     "AUTOMATIC_RECOUNT_OFFICES",

@@ -9,11 +9,35 @@ the template prints, and scores it with the native kernel. It plugs into
 detection itself never imports this package.
 """
 
-from .importer import PageMap, import_templates, read_map
-from .model import JOURNAL_KIND, TemplateError, TemplatePage, TemplateSet, load_set
-from .placement import blank_scores
-from .read import TemplateReader
-from .recorded import recorded_sets, style_pages
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from .importer import PageMap, import_templates, read_map
+    from .model import JOURNAL_KIND, TemplateError, TemplatePage, TemplateSet, load_set
+    from .placement import blank_scores
+    from .read import TemplateReader
+    from .recorded import recorded_sets, style_pages
+
+#: Where each public name lives: loaded on first use (`tabulate.core.lazy`).
+_WHERE = {
+    "PageMap": "importer",
+    "import_templates": "importer",
+    "read_map": "importer",
+    "JOURNAL_KIND": "model",
+    "TemplateError": "model",
+    "TemplatePage": "model",
+    "TemplateSet": "model",
+    "load_set": "model",
+    "blank_scores": "placement",
+    "TemplateReader": "read",
+    "recorded_sets": "recorded",
+    "style_pages": "recorded",
+}
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = [
     "JOURNAL_KIND",
