@@ -5,7 +5,7 @@ to load numba, OpenCV and SciPy (~0.6 CPU s) only because package
 ``__init__`` files imported every module they name (`tabulate.adjudicate` ->
 its review source -> `tabulate.templates` -> its importer -> `tabulate.detect`
 -> the kernels). The packages now load their names on first use
-(`tabulate.core.lazy`); ``verify --images`` still loads the reader when it
+(`lazy_loader`); ``verify --images`` still loads the reader when it
 re-reads. Each check runs in a fresh interpreter and looks at ``sys.modules``.
 """
 
@@ -105,13 +105,13 @@ def _declared(package: str) -> tuple[dict[str, str], dict[str, str]]:
 def test_every_public_name_imports_from_the_module_mypy_sees(package):
     module = importlib.import_module(package)
     lazy, eager = _declared(package)
-    assert lazy == module._WHERE
+    assert lazy == {name: sub for sub, names in module._WHERE.items() for name in names}
     assert sorted(module.__all__) == sorted(lazy | eager)
     # A lazy name must not be a submodule's name too: importing the submodule would rebind it to the module.
     assert not set(lazy) & {m.name for m in pkgutil.iter_modules(module.__path__)}
     for name, sub in (lazy | eager).items():
         importlib.import_module(f"{package}.{sub}")  # every submodule loaded first, as a long-running process may
         assert getattr(module, name) is getattr(importlib.import_module(f"{package}.{sub}"), name), name
-        assert name in dir(module)
-    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+    assert set(lazy) <= set(dir(module))
+    with pytest.raises(AttributeError, match="not_a_name"):
         module.not_a_name  # noqa: B018

@@ -135,7 +135,7 @@ def test_the_server_freezes_what_it_loaded_so_its_workers_collect_only_their_own
 
 
 def test_the_preload_loads_the_readers_modules_though_tabulate_detect_loads_its_names_lazily():
-    """`tabulate.detect`'s names load on first use now (tabulate.core.lazy): the preload names its modules itself."""
+    """`tabulate.detect`'s names load on first use now (lazy_loader): the preload names its modules itself."""
     wanted = ["tabulate.detect.read", "tabulate.detect.template", "tabulate.detect.decode", "tabulate.detect.score"]
     wanted += ["tabulate.election.render", "numba", "cv2", "zxingcpp", "simplejpeg", "imagecodecs"]
     code = f"import sys, tabulate.central.preload\nprint(*[m for m in {wanted!r} if m not in sys.modules])\n"

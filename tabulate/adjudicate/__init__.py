@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.lazy import lazy_names
+import lazy_loader
 
 if TYPE_CHECKING:
     from .auditlog import Verification, verify
@@ -26,45 +26,21 @@ if TYPE_CHECKING:
     from .source import ReviewSheet, SourceError, StoreSource
     from .users import LoginFailed, User, UserError, add_user, authenticate
 
-#: Where each public name lives: loaded on first use (`tabulate.core.lazy`).
+#: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
 _WHERE = {
-    "Verification": "auditlog",
-    "verify": "auditlog",
-    "Decision": "decisions",
-    "apply_pending": "decisions",
-    "reopen": "decisions",
-    "NOT_COUNTED": "entries",
-    "DecidedVotes": "entries",
-    "DecisionError": "entries",
-    "Entry": "entries",
-    "WriteInReading": "entries",
-    "decided_votes": "entries",
-    "LeaseLost": "leases",
-    "lease": "leases",
-    "lease_next": "leases",
-    "Panel": "panels",
-    "Team": "panels",
-    "TeamError": "panels",
-    "QueueFilter": "queue",
-    "list_queue": "queue",
-    "progress": "queue",
-    "sync": "queue",
-    "RecordResult": "recording",
-    "record_entry": "recording",
-    "adjudicated_counts": "records",
-    "adjudicated_records": "records",
-    "connect": "schema",
-    "migrate": "schema",
-    "ReviewSheet": "source",
-    "SourceError": "source",
-    "StoreSource": "source",
-    "LoginFailed": "users",
-    "User": "users",
-    "UserError": "users",
-    "add_user": "users",
-    "authenticate": "users",
+    "auditlog": ["Verification", "verify"],
+    "decisions": ["Decision", "apply_pending", "reopen"],
+    "entries": ["NOT_COUNTED", "DecidedVotes", "DecisionError", "Entry", "WriteInReading", "decided_votes"],
+    "leases": ["LeaseLost", "lease", "lease_next"],
+    "panels": ["Panel", "Team", "TeamError"],
+    "queue": ["QueueFilter", "list_queue", "progress", "sync"],
+    "recording": ["RecordResult", "record_entry"],
+    "records": ["adjudicated_counts", "adjudicated_records"],
+    "schema": ["connect", "migrate"],
+    "source": ["ReviewSheet", "SourceError", "StoreSource"],
+    "users": ["LoginFailed", "User", "UserError", "add_user", "authenticate"],
 }
-__getattr__, __dir__ = lazy_names(__name__, _WHERE)
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=_WHERE)
 
 __all__ = [
     "NOT_COUNTED",

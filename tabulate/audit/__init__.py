@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.lazy import lazy_names
+import lazy_loader
 
 # Eager, not lazy (it loads nothing heavy): a function has its submodule's name, and importing the submodule (anyone's
 # ``import tabulate.audit.recanvass``) would otherwise leave the package's name bound to the module.
@@ -20,25 +20,21 @@ if TYPE_CHECKING:
     from .margins import AUTOMATIC_RECOUNT_OFFICES, RaceMargin, race_margin
     from .recount import BoardDecision, RecountBallot, RecountResult, recount_result, recount_sheets
 
-#: Where each public name lives: loaded on first use (`tabulate.core.lazy`).
+#: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
 _WHERE = {
-    "AuditError": "handeye",
-    "AuditState": "handeye",
-    "SelectionError": "handeye",
-    "TallyError": "handeye",
-    "audit_state": "handeye",
-    "enter_tally": "handeye",
-    "start_audit": "handeye",
-    "AUTOMATIC_RECOUNT_OFFICES": "margins",
-    "RaceMargin": "margins",
-    "race_margin": "margins",
-    "BoardDecision": "recount",
-    "RecountBallot": "recount",
-    "RecountResult": "recount",
-    "recount_result": "recount",
-    "recount_sheets": "recount",
+    "handeye": [
+        "AuditError",
+        "AuditState",
+        "SelectionError",
+        "TallyError",
+        "audit_state",
+        "enter_tally",
+        "start_audit",
+    ],
+    "margins": ["AUTOMATIC_RECOUNT_OFFICES", "RaceMargin", "race_margin"],
+    "recount": ["BoardDecision", "RecountBallot", "RecountResult", "recount_result", "recount_sheets"],
 }
-__getattr__, __dir__ = lazy_names(__name__, _WHERE)
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=_WHERE)
 
 __all__ = [
     "AUTOMATIC_RECOUNT_OFFICES",

@@ -148,7 +148,7 @@ if QUICK_EXIT:
 
 with frozen_for_forks(freeze=QUICK_EXIT):
     with without_unused_modules():
-        # The reader's modules by name: `tabulate.detect` loads its names on first use (tabulate.core.lazy), so
+        # The reader's modules by name: `tabulate.detect` loads its names on first use (lazy_loader), so
         # importing the package alone would leave each worker to import them on its first sheet.
         from .. import rules  # noqa: F401  (imported for the workers to inherit)
         from ..detect import decode, read, reading, settings  # noqa: F401

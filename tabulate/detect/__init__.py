@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.lazy import lazy_names
+import lazy_loader
 
 if TYPE_CHECKING:
     from .decode import check_size, decode_page, headers
@@ -20,27 +20,23 @@ if TYPE_CHECKING:
     from .reading import PageReading, SheetReading, TargetReading
     from .settings import DEFAULT_SETTINGS, ReadSettings
 
-#: Where each public name lives: loaded on first use (`tabulate.core.lazy`).
+#: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
 _WHERE = {
-    "check_size": "decode",
-    "decode_page": "decode",
-    "headers": "decode",
-    "REASON_CODES": "errors",
-    "ReadError": "errors",
-    "identify_from_other_side": "read",
-    "pair_pages": "read",
-    "read_image": "read",
-    "read_page": "read",
-    "read_pages": "read",
-    "read_sheet": "read",
-    "sheet_marks": "read",
-    "PageReading": "reading",
-    "SheetReading": "reading",
-    "TargetReading": "reading",
-    "DEFAULT_SETTINGS": "settings",
-    "ReadSettings": "settings",
+    "decode": ["check_size", "decode_page", "headers"],
+    "errors": ["REASON_CODES", "ReadError"],
+    "read": [
+        "identify_from_other_side",
+        "pair_pages",
+        "read_image",
+        "read_page",
+        "read_pages",
+        "read_sheet",
+        "sheet_marks",
+    ],
+    "reading": ["PageReading", "SheetReading", "TargetReading"],
+    "settings": ["DEFAULT_SETTINGS", "ReadSettings"],
 }
-__getattr__, __dir__ = lazy_names(__name__, _WHERE)
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=_WHERE)
 
 __all__ = [
     "DEFAULT_SETTINGS",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.lazy import lazy_names
+import lazy_loader
 
 if TYPE_CHECKING:
     from .importer import PageMap, import_templates, read_map
@@ -22,22 +22,15 @@ if TYPE_CHECKING:
     from .read import TemplateReader
     from .recorded import recorded_sets, style_pages
 
-#: Where each public name lives: loaded on first use (`tabulate.core.lazy`).
+#: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
 _WHERE = {
-    "PageMap": "importer",
-    "import_templates": "importer",
-    "read_map": "importer",
-    "JOURNAL_KIND": "model",
-    "TemplateError": "model",
-    "TemplatePage": "model",
-    "TemplateSet": "model",
-    "load_set": "model",
-    "blank_scores": "placement",
-    "TemplateReader": "read",
-    "recorded_sets": "recorded",
-    "style_pages": "recorded",
+    "importer": ["PageMap", "import_templates", "read_map"],
+    "model": ["JOURNAL_KIND", "TemplateError", "TemplatePage", "TemplateSet", "load_set"],
+    "placement": ["blank_scores"],
+    "read": ["TemplateReader"],
+    "recorded": ["recorded_sets", "style_pages"],
 }
-__getattr__, __dir__ = lazy_names(__name__, _WHERE)
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=_WHERE)
 
 __all__ = [
     "JOURNAL_KIND",
