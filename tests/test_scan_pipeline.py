@@ -28,8 +28,9 @@ from test_scan_support import (  # noqa: F401 (fixtures)
     write_sheet,
 )
 
-from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, run_batch
+from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, pipeline, run_batch
 from tabulate.central.pages import PageLoadError, load_page
+from tabulate.central.readers import start_readers
 from tabulate.central.report import format_summary
 from tabulate.central.sources import PageSource
 from tabulate.store import open_store
@@ -313,3 +314,61 @@ def test_sheets_sent_several_to_a_task_are_recorded_once_each_as_one_at_a_time(t
     assert snaps[0] == snaps[1]
     assert [row[1] for row in snaps[1]] == list(range(1, 14))
     assert snaps[1][10][4] == ("reader_crashed",)
+
+
+# -- resuming: every page hashed once, by the worker that reads it ---------------------------
+def crash_interpreter(election, pages):
+    """A reader that kills its process on any page: a run that reads any sheet breaks its pool."""
+    os._exit(3)
+
+
+def _parent_never_fingerprints(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the parent hashed a page: the workers hash each page of a resumed batch")
+
+    monkeypatch.setattr(pipeline, "fingerprint", refuse)
+
+
+def test_a_resumed_batch_is_hashed_in_the_workers_and_its_recorded_sheets_are_not_read(tmp_path, store, e, monkeypatch):
+    make_batch(tmp_path / "b", e, 9)
+    first = run(store, e, "A", [tmp_path / "b"])
+    before = snapshot(store)
+    _parent_never_fingerprints(monkeypatch)
+    readers = start_readers(e, workers=2, interpreter=crash_interpreter)
+    restarts = []
+    real_restart = readers.restart
+    readers.restart = lambda: (restarts.append(1), real_restart())
+    try:
+        again = run_batch(store, e, store.open_batch("A", "election_day"), ScanPlan([tmp_path / "b"]), readers=readers)
+    finally:
+        readers.close()
+    assert (first.counted, again.sheets_read, again.already, again.added) == (9, 9, 9, 0)
+    assert restarts == []  # no recorded sheet reached the (crashing) reader
+    assert snapshot(store) == before
+
+
+def test_a_file_changed_after_it_was_listed_is_read_when_the_batch_resumes(tmp_path, store, e, monkeypatch):
+    b = tmp_path / "b"
+    make_batch(b, e, 4)
+    run(store, e, "A", [b])
+    plan = ScanPlan([b])  # listed now: the same four sheets, the same file names
+    write_sheet(b, "sheet-00002", e, OVERVOTE, salt=2)  # then sheet 2's files replaced under the same names
+    _parent_never_fingerprints(monkeypatch)
+    again = run_batch(store, e, store.open_batch("A", "election_day"), plan, workers=2, interpreter=fake_interpreter)
+    assert (again.sheets_read, again.already, again.needs_review, again.balanced) == (4, 3, 1, True)
+    new = [s for s in store.sheets() if s.position == 5]
+    assert len(new) == 1 and new[0].status == "needs_review" and "overvote" in {r.code for r in new[0].reasons}
+
+
+def test_a_recorded_sheet_met_again_earlier_in_the_input_is_read_as_its_next_occurrence(tmp_path, store, e):
+    """A copy of a recorded sheet put before it: the copy is the occurrence the batch holds, the
+    recorded files' sheet (hashed by a worker, not read) is a new occurrence, read and set aside."""
+    b = tmp_path / "b"
+    make_batch(b, e, 2)
+    run(store, e, "A", [b])
+    for side in ("front", "back"):
+        (b / f"sheet-00000-{side}.png").write_bytes((b / f"sheet-00001-{side}.png").read_bytes())
+    again = run(store, e, "A", [b])
+    assert (again.sheets_read, again.already, again.duplicate, again.balanced) == (3, 2, 1, True)
+    dup = [s for s in store.sheets() if s.status == "duplicate"]
+    assert [(s.position, tuple(r.code for r in s.reasons)) for s in dup] == [(3, ("duplicate_sheet",))]

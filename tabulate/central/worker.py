@@ -11,6 +11,8 @@ import os
 import threading
 import time
 import traceback
+from collections.abc import Collection
+from dataclasses import dataclass
 
 from ..election import PAPER_SIZES_IN, Election
 from ..store.base import PageImage, SheetOutcome, SheetReason, sheet_identity
@@ -47,9 +49,48 @@ def fingerprint(
     return data, tuple(images), sheet_identity(p.sha256 for p in images), error
 
 
+@dataclass(frozen=True)
+class Fingerprinted:
+    """A sheet of a resumed batch loaded and hashed but not read: its identity is one the batch holds.
+
+    The parent decides from it, in feed order, whether the batch holds this
+    very sheet (same identity, same occurrence) or the sheet must be read.
+    """
+
+    position: int
+    identity: str
+    pages: tuple[PageImage, ...]
+
+
 def read_sheet_source(election: Election, interpreter: Interpreter, sheet: SheetSource) -> SheetOutcome:
     """Load, fingerprint and interpret one sheet; never raises for anything the sheet holds."""
-    data, images, identity, error = fingerprint(sheet, election)
+    return _interpret(election, interpreter, sheet, fingerprint(sheet, election))
+
+
+def read_unless_recorded(
+    election: Election, interpreter: Interpreter, sheet: SheetSource, recorded: Collection[str]
+) -> SheetOutcome | Fingerprinted:
+    """`read_sheet_source`, except for a sheet whose pages make an identity in ``recorded``.
+
+    ``recorded``: identities a resumed batch already holds for a sheet of
+    these files. Such a sheet is not read: a `Fingerprinted` goes back, and
+    the parent decides. Its pages are thus read and hashed once, here (the
+    parent no longer hashes every file of a resumed batch first), and a file
+    changed since its sheet was recorded makes another identity and is read.
+    """
+    loaded = fingerprint(sheet, election)
+    if loaded[2] in recorded:
+        return Fingerprinted(sheet.position, loaded[2], loaded[1])
+    return _interpret(election, interpreter, sheet, loaded)
+
+
+def _interpret(
+    election: Election,
+    interpreter: Interpreter,
+    sheet: SheetSource,
+    loaded: tuple[list[bytes | None], tuple[PageImage, ...], str, PageLoadError | None],
+) -> SheetOutcome:
+    data, images, identity, error = loaded
     if error is not None:
         result = Interpretation("rejected", (SheetReason(error.code, error.detail),))
     elif sheet.missing is not None:
@@ -151,6 +192,14 @@ def read_task(sheet: SheetSource) -> SheetOutcome:
     return read_sheet_source(_state["election"], _state["interpreter"], sheet)
 
 
-def read_tasks(sheets: list[SheetSource]) -> list[SheetOutcome]:
-    """The pool's task: a few sheets in feed order, one outcome each (one round trip for all of them)."""
-    return [read_sheet_source(_state["election"], _state["interpreter"], s) for s in sheets]
+def read_tasks(
+    sheets: list[SheetSource], recorded: list[frozenset[str]] | None = None
+) -> list[SheetOutcome | Fingerprinted]:
+    """The pool's task: a few sheets in feed order, one outcome each (one round trip for all of them).
+
+    ``recorded``: for a resumed batch, each sheet's identities already in the batch (`read_unless_recorded`).
+    """
+    election, interpreter = _state["election"], _state["interpreter"]
+    if recorded is None:
+        return [read_sheet_source(election, interpreter, s) for s in sheets]
+    return [read_unless_recorded(election, interpreter, s, k) for s, k in zip(sheets, recorded)]
