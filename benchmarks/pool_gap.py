@@ -1,7 +1,7 @@
 """Why a sheet costs more CPU in the scan's process pool than alone (docs/perf.md, branch poolgap).
 
     python benchmarks/pool_gap.py --sheets 400 --rounds 3              # JPEG and G4
-    python benchmarks/pool_gap.py --sheets 200 --formats g4 --knobs gc_freeze,malloc
+    python benchmarks/pool_gap.py --sheets 200 --kinds solo1,scan2 --knobs -,gc_freeze,malloc   # variants alternated
 
 The same batch (throughput.py's: ``--sheets`` distinct sheets copied from 16
 simulated ones) is read the same way -- `worker.read_tasks`, 4 sheets a task,
@@ -9,7 +9,9 @@ by reader processes started exactly as the scan's (`start_readers`: the
 forkserver, its preload, the layouts) -- in several arrangements, one after
 the other, ``--rounds`` times interleaved:
 
-* ``self 1``: every task in this process (the parent), as scan_split times the steps;
+* ``hot 1``: as scan_split timed the worker's steps: in this process, the 16
+  base sheets over and over (as many sheets as the batch), files hot in cache;
+* ``self 1``: every task of the batch in this process, once each;
 * ``solo 1``: one worker reads every task in one call: no IPC, the parent idle;
 * ``solo 2``: two workers, each one call with every other task, side by side;
 * ``pool 1`` / ``pool 2``: the pool with 1 or 2 workers, a window of 4 tasks a
@@ -130,6 +132,11 @@ def arrangement(kind: str, n: int, folder: Path, warm: Path, work: Path, knobs: 
     chunks = [sheets[i : i + TASK_SHEETS] for i in range(0, len(sheets), TASK_SHEETS)]
     if kind == "self":
         return in_this_process(election, chunks, warm, len(sheets), knobs)
+    if kind == "hot":  # scan_split's way: the 16 base sheets over and over (their files stay in the CPU's cache)
+        few = list(ScanPlan([warm]))
+        again = [few[i % len(few)] for i in range(len(sheets))]
+        chunks = [again[i : i + TASK_SHEETS] for i in range(0, len(again), TASK_SHEETS)]
+        return in_this_process(election, chunks, warm, len(sheets), knobs)
     readers = start_readers(election, workers=n)
     pool = readers._pool
     store = None
@@ -205,7 +212,7 @@ def in_this_process(election, chunks: list[list], warm: Path, k: int, knobs: tup
     }
 
 
-KINDS = (("self", 1), ("solo", 1), ("solo", 2), ("pool", 1), ("pool", 2), ("scan", 1), ("scan", 2))
+KINDS = (("hot", 1), ("self", 1), ("solo", 1), ("solo", 2), ("pool", 1), ("pool", 2), ("scan", 1), ("scan", 2))
 
 
 def main(argv=None) -> int:
@@ -214,10 +221,15 @@ def main(argv=None) -> int:
     ap.add_argument("--formats", default="jpeg,g4")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--kinds", default=",".join(f"{k}{n}" for k, n in KINDS), help="e.g. solo1,pool2,scan2")
-    ap.add_argument("--knobs", default="", help="comma-separated: gc_freeze, malloc, threads")
+    ap.add_argument(
+        "--knobs",
+        default="-",
+        help="variants to alternate, each comma-separated knobs joined by '+': e.g. '-,gc_freeze,malloc' "
+        "('-': none; knobs: gc_freeze, malloc, threads)",
+    )
     ap.add_argument("--work", type=Path, help="work folder, kept (default: a temporary one, removed)")
     a = ap.parse_args(argv)
-    knobs = tuple(k for k in a.knobs.split(",") if k)
+    variants = [tuple(k for k in v.split("+") if k and k != "-") for v in a.knobs.split(",")]
     kinds = [(k[:-1], int(k[-1])) for k in a.kinds.split(",")]
     work = a.work or Path(tempfile.mkdtemp(prefix="tabulate-gap-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -225,19 +237,23 @@ def main(argv=None) -> int:
         base = throughput.make_base(fmt, work)
         folder = throughput.make_batch(base, fmt, a.sheets, work)
         warm = throughput.make_batch(base, fmt, throughput.BASE_SHEETS, work)
-        runs: dict[str, list[dict]] = {f"{k} {n}": [] for k, n in kinds}
+        runs: dict[tuple, list[dict]] = {(v, f"{k} {n}"): [] for v in variants for k, n in kinds}
         loads = [os.getloadavg()[0]]
         for _ in range(a.rounds):
-            for k, n in kinds:
-                runs[f"{k} {n}"].append(arrangement(k, n, folder, warm, work, knobs))
+            for v in variants:
+                for k, n in kinds:
+                    runs[(v, f"{k} {n}")].append(arrangement(k, n, folder, warm, work, v))
             loads.append(os.getloadavg()[0])
-        print(f"{fmt}: {a.sheets} sheets, knobs {knobs or '-'}, load {min(loads):.1f}-{max(loads):.1f}")
-        print(f"  {'':10} {'workers CPU ms/sheet (each round)':>36} {'min faults':>11} {'switches':>9} {'parent':>7}")
-        for label, rs in runs.items():
+        print(f"{fmt}: {a.sheets} sheets, load {min(loads):.1f}-{max(loads):.1f}", flush=True)
+        print(
+            f"  {'knobs':12} {'':8} {'workers CPU ms/sheet, each round':>34} {'faults':>7} {'switches':>9} {'parent':>7}"
+        )
+        for (v, label), rs in runs.items():
             cpu = " ".join(f"{r['workers']:6.2f}" for r in rs)
             print(
-                f"  {label:10} {cpu:>36} {min(r['faults'] for r in rs):11.0f} "
-                f"{statistics.median(r['switches'] for r in rs):9.1f} {statistics.median(r['parent'] for r in rs):7.2f}"
+                f"  {'+'.join(v) or '-':12} {label:8} {cpu:>34} {min(r['faults'] for r in rs):7.0f} "
+                f"{statistics.median(r['switches'] for r in rs):9.1f} {statistics.median(r['parent'] for r in rs):7.2f}",
+                flush=True,
             )
             for pid, names in (rs[-1]["threads"] or {}).items():
                 print(f"      worker {pid} threads: {' '.join(names)}")

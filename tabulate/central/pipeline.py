@@ -11,8 +11,12 @@ Why a run can be killed at any moment and started again:
   fully recorded (pages, reasons, reading, votes) or absent.
 * Re-running a batch fingerprints each sheet first and skips those the batch
   already holds (same identity, same occurrence) without decoding them again;
-  the rest are read and recorded. The store refuses to record a sheet twice
-  even if asked.
+  the rest are read and recorded. On the process pool the worker does it: it
+  is told which identities the batch holds for the sheet's files, loads and
+  hashes the pages (once: the identity is of the bytes it read, so a file
+  changed since is read as the new sheet it is) and sends back a sheet the
+  batch holds unread; the parent then checks its occurrence in feed order.
+  The store refuses to record a sheet twice even if asked.
 * A reader that crashes (a decoder fault, the kernel's OOM killer) or hangs
   breaks the pool; the sheets in flight are then re-read one at a time in a
   fresh process, and only the one that breaks it again is set aside
@@ -104,7 +108,7 @@ class RunSummary:
 
 
 class _Occurrences:
-    """How many times each identity has been seen so far in this run's input.
+    """How many times each identity has been seen so far in this run's input, and (resuming) what the batch holds.
 
     Kept in a private temporary SQLite file (deleted on close) rather than a
     dict, so that the parent's memory does not grow with the batch: SQLite
