@@ -1,7 +1,7 @@
 """Why a sheet costs more CPU in the scan's process pool than alone (docs/perf.md, branch poolgap).
 
     python benchmarks/pool_gap.py --sheets 400 --rounds 3              # JPEG and G4
-    python benchmarks/pool_gap.py --sheets 200 --kinds solo1,scan2 --knobs -,gc_freeze,malloc   # variants alternated
+    python benchmarks/pool_gap.py --sheets 200 --kinds solo1,scan2 --knobs none,gc_freeze,malloc   # variants alternated
 
 The same batch (throughput.py's: ``--sheets`` distinct sheets copied from 16
 simulated ones) is read the same way -- `worker.read_tasks`, 4 sheets a task,
@@ -223,13 +223,13 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", default=",".join(f"{k}{n}" for k, n in KINDS), help="e.g. solo1,pool2,scan2")
     ap.add_argument(
         "--knobs",
-        default="-",
-        help="variants to alternate, each comma-separated knobs joined by '+': e.g. '-,gc_freeze,malloc' "
-        "('-': none; knobs: gc_freeze, malloc, threads)",
+        default="none",
+        help="variants to alternate, each comma-separated knobs joined by '+': e.g. 'none,gc_freeze,malloc' "
+        "(knobs: gc_freeze, malloc, threads)",
     )
     ap.add_argument("--work", type=Path, help="work folder, kept (default: a temporary one, removed)")
     a = ap.parse_args(argv)
-    variants = [tuple(k for k in v.split("+") if k and k != "-") for v in a.knobs.split(",")]
+    variants = [tuple(k for k in v.split("+") if k and k != "none") for v in a.knobs.split(",")]
     kinds = [(k[:-1], int(k[-1])) for k in a.kinds.split(",")]
     work = a.work or Path(tempfile.mkdtemp(prefix="tabulate-gap-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -251,7 +251,7 @@ def main(argv=None) -> int:
         for (v, label), rs in runs.items():
             cpu = " ".join(f"{r['workers']:6.2f}" for r in rs)
             print(
-                f"  {'+'.join(v) or '-':12} {label:8} {cpu:>34} {min(r['faults'] for r in rs):7.0f} "
+                f"  {'+'.join(v) or 'none':12} {label:8} {cpu:>34} {min(r['faults'] for r in rs):7.0f} "
                 f"{statistics.median(r['switches'] for r in rs):9.1f} {statistics.median(r['parent'] for r in rs):7.2f}",
                 flush=True,
             )
