@@ -61,9 +61,8 @@ def apply_knobs(knobs: tuple[str, ...]) -> None:
             gc.freeze()
         elif knob == "malloc":
             libc = ctypes.CDLL("libc.so.6")
-            libc.mallopt(M_MMAP_THRESHOLD, 64 << 20)
-            libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
-            libc.mallopt(M_TOP_PAD, 16 << 20)
+            assert libc.mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1  # 32 MB: glibc's most on 64-bit
+            assert libc.mallopt(M_TRIM_THRESHOLD, 64 << 20) == 1
 
 
 def bench_tasks(sheets: list, knobs: tuple[str, ...]) -> list:
@@ -227,8 +226,21 @@ def main(argv=None) -> int:
         help="variants to alternate, each comma-separated knobs joined by '+': e.g. 'none,gc_freeze,malloc' "
         "(knobs: gc_freeze, malloc, threads)",
     )
+    ap.add_argument(
+        "--bare",
+        action="store_true",
+        help="start the readers' forkserver before the election is known, as `tabulate scan` on the command "
+        "line does (`readers_start.start_before_parsing`: each worker then loads the layouts from the cache)",
+    )
     ap.add_argument("--work", type=Path, help="work folder, kept (default: a temporary one, removed)")
     a = ap.parse_args(argv)
+    if a.bare:
+        from tabulate.central import layouts_cache
+        from tabulate.central.readers_start import start_early
+        from tabulate.election import load_election
+
+        start_early(None)
+        layouts_cache.ensure(load_election(throughput.ELECTION))
     variants = [tuple(k for k in v.split("+") if k and k != "none") for v in a.knobs.split(",")]
     kinds = [(k[:-1], int(k[-1])) for k in a.kinds.split(",")]
     work = a.work or Path(tempfile.mkdtemp(prefix="tabulate-gap-"))
@@ -244,7 +256,8 @@ def main(argv=None) -> int:
                 for k, n in kinds:
                     runs[(v, f"{k} {n}")].append(arrangement(k, n, folder, warm, work, v))
             loads.append(os.getloadavg()[0])
-        print(f"{fmt}: {a.sheets} sheets, load {min(loads):.1f}-{max(loads):.1f}", flush=True)
+        server = "bare forkserver (as the CLI)" if a.bare else "forkserver offered the election"
+        print(f"{fmt}: {a.sheets} sheets, {server}, load {min(loads):.1f}-{max(loads):.1f}", flush=True)
         print(
             f"  {'knobs':12} {'':8} {'workers CPU ms/sheet, each round':>34} {'faults':>7} {'switches':>9} {'parent':>7}"
         )
