@@ -408,4 +408,4 @@ def test_a_reader_process_reuses_its_page_buffers_instead_of_faulting_them_in_ag
         [sys.executable, "-c", _PAGES_SCRIPT, "reader", str(ELECTION_PATH)], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out[0] == "True"
-    assert int(out[1]) < 100  # the two pages are ~1,900 pages of 4 kB: they are not faulted in again
+    assert int(out[1]) < 100  # the two pages are ~1,830 pages of 4 kB: they are not faulted in again
