@@ -22,8 +22,11 @@ For each, the workers' CPU, minor page faults and context switches from
 /proc (all of a worker's threads), per sheet, and the parent's CPU. A knob
 (``--knobs``) is applied in each worker before its first task: ``gc_freeze``
 (`gc.freeze()`), ``malloc`` (glibc keeps freed page buffers instead of
-returning them to the kernel: `mallopt`), ``threads`` (lists each worker's
-threads and their CPU).
+returning them to the kernel: `mallopt`, what `worker.keep_page_buffers` now
+does in every reader), ``threads`` (lists each worker's threads and their
+CPU). ``--bare`` starts the readers' server as ``tabulate scan`` on the command
+line does, before the election is known: that is where the workers paid
+page faults for every sheet (docs/perf.md, branch poolgap).
 """
 
 from __future__ import annotations
