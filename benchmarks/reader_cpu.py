@@ -8,7 +8,8 @@ Simulates throughput.py's 16 base sheets of each format once into ``--work``
 `tabulate.central.interpret_sheet` (decode, register, identify, score, rules,
 evidence) and decodes it alone, ``--rounds`` times interleaved, and prints
 the least process CPU of a round per sheet: the whole, the decode, and the
-rest. The tree measured is the one this script sits in. On a shared machine
+rest (decoding as the reader does: a bitonal page is not converted to grey where
+the tree has `decode_native`). The tree measured is the one this script sits in. On a shared machine
 run the two trees one after the other, twice, and compare runs taken side by
 side (docs/perf.md, round 6).
 
@@ -33,9 +34,20 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import throughput  # noqa: E402
 
 from tabulate.central import ScanPlan, interpret_sheet  # noqa: E402
-from tabulate.detect.decode import decode_page, headers  # noqa: E402
+from tabulate.detect import decode as _decode  # noqa: E402
+from tabulate.detect.decode import headers  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
 from tabulate.election.model import PAPER_SIZES_IN  # noqa: E402
+
+#: The decoder the reader uses: a bitonal page as its decoder's bytes where the tree has `decode_native`.
+decode_page = getattr(_decode, "decode_native", _decode.decode_page)
+
+
+def _native(page) -> tuple:
+    """(pixels, the keyword arguments that read them): a `BitonalPage`'s bytes with their levels, or a grey page."""
+    if hasattr(page, "bits"):
+        return page.bits, {"lut": page.lut}, {"levels": page.levels}
+    return page, {}, {}
 
 
 def measure(folder: Path, rounds: int) -> tuple[float, float]:
@@ -68,10 +80,11 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
     election = load_election(throughput.ELECTION)
     w, h = PAPER_SIZES_IN[election.paper_size]
     sheets = [[Path(p.path).read_bytes() for p in s.pages] for s in ScanPlan([folder])]
-    pages = [decode_page(d, hd) for s in sheets for d in s for hd in headers(d)]
-    regs = [register_page(im, w, h) for im in pages]
-    streaks = [streak_columns(im, r.dpi, r.paper, r.ink) for im, r in zip(pages, regs)]
-    crops = [code_crop(im, r.affine, w, h, st) for im, r, st in zip(pages, regs, streaks)]
+    native = [_native(decode_page(d, hd)) for s in sheets for d in s for hd in headers(d)]
+    pages, luts, levels = [n[0] for n in native], [n[1] for n in native], [n[2] for n in native]
+    regs = [register_page(im, w, h, **lt) for im, lt in zip(pages, luts)]
+    streaks = [streak_columns(im, r.dpi, r.paper, r.ink, **lt) for im, r, lt in zip(pages, regs, luts)]
+    crops = [code_crop(im, r.affine, w, h, st, *lt.values()) for im, r, st, lt in zip(pages, regs, streaks, luts)]
     codes = [check_style_code(election, read_style_code(c)) for c in crops]
     calls = []
 
@@ -81,20 +94,21 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
 
     real, score.score_targets = score.score_targets, spy
     try:
-        for im, r, st, c in zip(pages, regs, streaks, codes):
-            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st)
+        for im, r, st, c, lv in zip(pages, regs, streaks, codes, levels):
+            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st, **lv)
     finally:
         score.score_targets = real
     steps = {
-        "register": lambda: [register_page(im, w, h) for im in pages],
-        "streaks": lambda: [streak_columns(im, r.dpi, r.paper, r.ink) for im, r in zip(pages, regs)],
+        "register": lambda: [register_page(im, w, h, **lt) for im, lt in zip(pages, luts)],
+        "streaks": lambda: [streak_columns(im, r.dpi, r.paper, r.ink, **lt) for im, r, lt in zip(pages, regs, luts)],
         "QR crop + zxing": lambda: [
-            read_style_code(code_crop(im, r.affine, w, h, st)) for im, r, st in zip(pages, regs, streaks)
+            read_style_code(code_crop(im, r.affine, w, h, st, *lt.values()))
+            for im, r, st, lt in zip(pages, regs, streaks, luts)
         ],
         "target kernel": lambda: [real(*a, **k) for a, k in calls],
         "score_page (kernel and classes)": lambda: [
-            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st)
-            for im, r, st, c in zip(pages, regs, streaks, codes)
+            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st, **lv)
+            for im, r, st, c, lv in zip(pages, regs, streaks, codes, levels)
         ],
     }
     best = dict.fromkeys(steps, float("inf"))

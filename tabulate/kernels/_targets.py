@@ -6,6 +6,14 @@ or in a column flagged in ``skip`` (a scanner streak), is not read: it counts
 as paper. Grey levels go through two 256-entry tables (normalised
 darkness; dark / residue / paper) so no division happens per pixel. The
 oracle twin is `tabulate.kernels.reference.score_targets`.
+
+A bitonal page may be read as the decoder gave it, one byte 0 or 1 a pixel,
+with ``levels`` the grey level of each (``levels[v]`` for a byte ``v``): the
+tables' entries 0 and 1 are then those of the two grey levels, and the two
+places that use a pixel's grey level itself (the local paper's mean, the
+interior's histogram) look it up, so every number is the one the same page
+converted to grey (0/255) gives, without converting the page (docs/perf.md,
+"This round (branch g4direct)"). An empty ``levels``: the bytes are grey.
 """
 
 from __future__ import annotations
@@ -43,6 +51,22 @@ def _tables(paper, ink, split_v, residue_v):
         else:
             state[v] = PAPER
     return dark_n, state
+
+
+@njit(cache=True, nogil=True)
+def _as_levels(levels, dark_n, state):
+    """Entries 0 .. len(levels) - 1 of both tables as those of the grey levels ``levels`` name (in place)."""
+    n = levels.shape[0]
+    if n == 0:
+        return
+    d = np.empty(n, np.float64)
+    s = np.empty(n, np.int8)
+    for v in range(n):
+        d[v] = dark_n[levels[v]]
+        s[v] = state[levels[v]]
+    for v in range(n):
+        dark_n[v] = d[v]
+        state[v] = s[v]
 
 
 @njit(cache=True, nogil=True)
@@ -108,7 +132,7 @@ def _max_points(ptrs):
 
 
 @njit(cache=True, nogil=True)
-def _local_paper(image, skip, pos, n, w, lo, dc, dr, paper, split_v):
+def _local_paper(image, skip, pos, n, w, lo, dc, dr, paper, split_v, levels):
     """Mean of the paper points beside the outline that are not ink, or ``paper`` if too few are."""
     total = 0.0
     count = 0
@@ -121,7 +145,7 @@ def _local_paper(image, skip, pos, n, w, lo, dc, dr, paper, split_v):
         r = pos[j, 0] + dr
         c = pos[j, 1] + dc
         if r >= 0 and c >= 0 and r < rows and c < cols and not skip[c]:
-            v = image[r, c]
+            v = image[r, c] if levels.shape[0] == 0 else levels[image[r, c]]
             if v >= split_v:
                 total += v
                 count += 1
@@ -167,6 +191,7 @@ def score_targets_kernel(
     area_wanted,
     area_score_min,
     area_dark_min,
+    levels,
     out,
 ):
     """Fill ``out[t, :]`` (the columns of `tabulate.kernels.points.FEATURES`) for every target ``t``.
@@ -177,7 +202,8 @@ def score_targets_kernel(
     ``area_score_min`` and its dark fraction below ``area_dark_min``;
     otherwise its "marking" feature is `AREA_NOT_READ`.
     """
-    g_dark_n, _g_state = _tables(paper, ink, paper - split * (paper - ink), paper - residue * (paper - ink))
+    g_dark_n, g_state = _tables(paper, ink, paper - split * (paper - ink), paper - residue * (paper - ink))
+    _as_levels(levels, g_dark_n, g_state)
     g_split_v = paper - split * (paper - ink)
     size = _max_points((outline_ptr,))  # only the outline's positions are kept (visited per offset)
     pos = np.empty((max(size, 1), 2), np.int64)
@@ -189,10 +215,11 @@ def score_targets_kernel(
         k, match = _best_offset(image, skip, pos, hi - lo, outline_w, lo, offsets, g_dark_n, match_k)
         dc = offsets[k, 0]
         dr = offsets[k, 1]
-        lp = _local_paper(image, skip, pos, hi - lo, outline_w, lo, dc, dr, paper, g_split_v)
+        lp = _local_paper(image, skip, pos, hi - lo, outline_w, lo, dc, dr, paper, g_split_v, levels)
         if lp <= ink:
             lp = paper
         dark_n, state = _tables(lp, ink, lp - split * (lp - ink), lp - residue * (lp - ink))
+        _as_levels(levels, dark_n, state)
         interior(
             image,
             skip,
@@ -210,6 +237,7 @@ def score_targets_kernel(
             lp,
             1.0 - ink / paper,
             hist,
+            levels,
             out[t],
         )
         ring = sector_ink(
