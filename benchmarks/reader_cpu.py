@@ -46,7 +46,7 @@ decode_page = getattr(_decode, "decode_native", _decode.decode_page)
 def _native(page) -> tuple:
     """(pixels, the keyword arguments that read them): a `BitonalPage`'s bytes with their levels, or a grey page."""
     if hasattr(page, "bits"):
-        return page.bits, {"lut": page.lut}, {"levels": page.levels}
+        return page.bits, {"levels": page.levels}, {"levels": page.levels}
     return page, {}, {}
 
 

@@ -59,9 +59,9 @@ def read_image(
     """
     timings = _timings if _timings is not None else []
     base: dict = {"source": source, "index": index, "digest": digest}
-    lut = levels = None
+    levels = None
     if isinstance(image, BitonalPage):
-        image, lut, levels = image.bits, image.lut, image.levels
+        image, levels = image.bits, image.levels
     try:
         if image.dtype != np.uint8 or image.ndim != 2:
             raise ReadError(
@@ -70,15 +70,15 @@ def read_image(
         base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
         width_in, height_in = PAPER_SIZES_IN[election.paper_size]
         t0 = time.perf_counter()
-        reg = register_page(image, width_in, height_in, lut=lut)
+        reg = register_page(image, width_in, height_in, levels=levels)
         t1 = time.perf_counter()
         timings.append(("register", (t1 - t0) * 1e3))
         base.update(reg.evidence())
-        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink, lut=lut)
+        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink, levels=levels)
         given = code is not None
         if code is None:
             code = check_style_code(
-                election, read_style_code(code_crop(image, reg.affine, width_in, height_in, streaks, lut))
+                election, read_style_code(code_crop(image, reg.affine, width_in, height_in, streaks, levels))
             )
         t2 = time.perf_counter()
         timings.append(("identify", (t2 - t1) * 1e3))

@@ -180,18 +180,18 @@ def _subsample(window: np.ndarray, step: int) -> np.ndarray:
 
 
 def _find_mark(
-    window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bool], lut: np.ndarray | None = None
+    window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bool], levels: np.ndarray | None = None
 ) -> _Mark | None:
     """The solid square in a corner window, or None.
 
     Components are found on a subsampled copy (3x at 200 DPI), after an
     opening that removes scanner streaks and specks; the centre is refined at
     full resolution. A mark cut by the image's edge is placed from its uncut
-    sides (see `_candidate`). ``lut``: the window is a bitonal page's bytes
+    sides (see `_candidate`). ``levels``: the window is a bitonal page's bytes
     (`tabulate.detect.decode.BitonalPage`); the pixels read are converted to grey.
     """
     step = max(1, int(round(dpi / 70)))
-    small = grey(_subsample(window, step), lut)
+    small = grey(_subsample(window, step), levels)
     # Otsu, the opening that removes scanner streaks and specks, the components and the paper level
     # in one compiled call (`tabulate.kernels.mark_components`: OpenCV's arithmetic, one call not five).
     found = mark_components(small, 3 if step >= 2 else 5)
@@ -210,8 +210,8 @@ def _find_mark(
     x, y, bw, bh, _area = (v * step for v in table[best])
     pad = 2 * step
     r0, c0 = max(0, y - pad), max(0, x - pad)
-    box = grey(window[r0 : y + bh + pad, c0 : x + bw + pad], lut)
-    core = grey(window[y + bh // 4 : y + bh - bh // 4, x + bw // 4 : x + bw - bw // 4], lut)
+    box = grey(window[r0 : y + bh + pad, c0 : x + bw + pad], levels)
+    core = grey(window[y + bh // 4 : y + bh - bh // 4, x + bw // 4 : x + bw - bw // 4], levels)
     paper = found.paper
     m = refine_mark(box, t, 5, core, paper)
     if m.area == 0:
@@ -280,11 +280,11 @@ def _fit(page_xy, image_xy) -> tuple[np.ndarray, float]:
 
 
 def register_page(
-    image: np.ndarray, width_in: float, height_in: float, *, lut: np.ndarray | None = None
+    image: np.ndarray, width_in: float, height_in: float, *, levels: np.ndarray | None = None
 ) -> Registration:
     """Find the registration marks of one page image and fit its transform.
 
-    ``lut``: ``image`` is a bitonal page's bytes and ``lut`` their grey levels
+    ``levels``: ``image`` is a bitonal page's bytes and ``levels`` their grey levels
     (`tabulate.detect.decode.BitonalPage`); only the corner windows' pixels read are converted.
 
     Raises
@@ -307,7 +307,7 @@ def register_page(
         (True, False, False, True),
     )
     for (r0, c0), e in zip(origins, edges):
-        m = _find_mark(image[r0 : r0 + win, c0 : c0 + win], dpi, e, lut)
+        m = _find_mark(image[r0 : r0 + win, c0 : c0 + win], dpi, e, levels)
         found.append(
             None if m is None else _Mark(m.col + c0, m.row + r0, m.side_in, m.ink, m.paper, m.edge_px, m.side_px)
         )

@@ -11,7 +11,6 @@ from ..election.model import Election, Thresholds
 from ..kernels import F, score_targets
 from ..kernels.points import offsets_by_distance
 from .classify import _median, arrow_floor, hand_classes, page_floor, scan_class
-from .decode import levels_lut
 from .reading import TargetReading
 from .register import Registration
 from .settings import ReadSettings
@@ -50,7 +49,7 @@ def page_features(
     tpl = tpl or page_template(election, style_id, page, dpi)
     radius = max(1, int(round(settings.search_in * reg.px_per_in)))
     if streaks is None:
-        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink, lut=None if levels is None else levels_lut(levels))
+        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink, levels=levels)
     skip = widened(streaks, radius + 1)
     feats = score_targets(
         image,

@@ -33,22 +33,22 @@ LOCAL_IN = 0.5
 
 
 def streak_columns(
-    image: np.ndarray, dpi: float, paper: float, ink: float, *, widen: int = 0, lut: np.ndarray | None = None
+    image: np.ndarray, dpi: float, paper: float, ink: float, *, widen: int = 0, levels: np.ndarray | None = None
 ) -> np.ndarray:
     """A ``bool`` per image column: True where a streak runs (widened by ``widen`` columns each side).
 
-    ``lut``: ``image`` is a bitonal page's bytes (`tabulate.detect.decode.BitonalPage`); the rows read are
+    ``levels``: ``image`` is a bitonal page's bytes (`tabulate.detect.decode.BitonalPage`); the rows read are
     converted to grey first, so the means are those of the grey page.
     """
     r0, r1 = (max(0, int(v * dpi)) for v in BAND_IN)
-    first, last = _paper_rows(image, dpi, paper, ink, lut)
+    first, last = _paper_rows(image, dpi, paper, ink, levels)
     if r1 <= r0 or first + r1 >= last - r1:
         return np.zeros(image.shape[1], np.bool_)
-    top = cv2.reduce(grey(image[first + r0 : first + r1], lut), 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
+    top = cv2.reduce(grey(image[first + r0 : first + r1], levels), 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
     dark_top = _darker(top, dpi, ink)
     if not dark_top.any():  # a streak is dark in both bands: the bottom band cannot add one
         return dark_top
-    bottom = cv2.reduce(grey(image[last - r1 : last - r0], lut), 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
+    bottom = cv2.reduce(grey(image[last - r1 : last - r0], levels), 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
     return widened(dark_top & _darker(bottom, dpi, ink), widen)
 
 
@@ -89,7 +89,7 @@ EDGE_SEARCH_IN = 1.0
 
 
 def _paper_rows(
-    image: np.ndarray, dpi: float, paper: float, ink: float, lut: np.ndarray | None = None
+    image: np.ndarray, dpi: float, paper: float, ink: float, levels: np.ndarray | None = None
 ) -> tuple[int, int]:
     """The first image row and the row after the last that show the paper (mean nearer paper than ink),
     looked for within `EDGE_SEARCH_IN` of the image's top and bottom: (0, rows) on a scan cut to the page."""
@@ -98,8 +98,8 @@ def _paper_rows(
     if n < 1:
         return 0, rows
     half = (paper + ink) / 2
-    first = _first_paper_row(image[:n], half, lut)
-    last = rows - _first_paper_row(image[rows - n :][::-1], half, lut)
+    first = _first_paper_row(image[:n], half, levels)
+    last = rows - _first_paper_row(image[rows - n :][::-1], half, levels)
     return first, last
 
 
@@ -107,7 +107,7 @@ def _paper_rows(
 _EDGE_CHUNK = 16
 
 
-def _first_paper_row(band: np.ndarray, half: float, lut: np.ndarray | None = None) -> int:
+def _first_paper_row(band: np.ndarray, half: float, levels: np.ndarray | None = None) -> int:
     """The index of the first row of ``band`` whose mean is above ``half``, or 0 if none is.
 
     A few rows at a time, stopping at the first that shows paper: each row's mean is
@@ -118,7 +118,7 @@ def _first_paper_row(band: np.ndarray, half: float, lut: np.ndarray | None = Non
     start, size = 0, 1
     while start < band.shape[0]:
         chunk = band[start : start + size]
-        means = cv2.reduce(grey(np.ascontiguousarray(chunk), lut), 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[:, 0] > half
+        means = cv2.reduce(grey(np.ascontiguousarray(chunk), levels), 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[:, 0] > half
         if means.any():
             return start + int(np.argmax(means))
         start, size = start + size, _EDGE_CHUNK

@@ -282,3 +282,7 @@ def score_targets_kernel(
         out[t, 8] = dr
         out[t, 9] = match
         out[t, 10] = lp
+
+
+# numba keys the cache on this file's content alone: key it on the helpers' too (`_stamp.bind`).
+_stamp.bind(score_targets_kernel, __file__, _areas.__file__, _interior.__file__)
