@@ -96,3 +96,20 @@ def test_reading_a_g4_page_as_its_bytes_gives_the_same_reading(miniswhite):
     a, b = read_image(election(), native), read_image(election(), grey_page)
     assert a.ok and a == b  # every target's score, features, classes and clauses; the page's geometry and flags
     assert any(t.scan == "marked" for t in a.targets)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4])
+def test_a_corner_window_of_the_bytes_subsamples_to_the_grey_windows_pixels(step):
+    """(`_subsample` itself is held to OpenCV's nearest resize in test_detect_register, regular picks or not.)"""
+    import cv2
+
+    from tabulate.detect.register import _subsample
+
+    page = _page()
+    bits, levels = (page == 0).astype(np.uint8), np.array([255, 0], np.uint8)
+    for r0, c0, size in ((0, 0, 280), (1900, 1400, 281), (5, 1399, 283)):
+        window = page[r0 : r0 + size, c0 : c0 + size]
+        assert window.shape == (size, size)
+        want = cv2.resize(window, (size // step, size // step), interpolation=cv2.INTER_NEAREST)
+        assert np.array_equal(_subsample(window, step), want)
+        assert np.array_equal(grey(_subsample(bits[r0 : r0 + size, c0 : c0 + size], step), levels), want)
