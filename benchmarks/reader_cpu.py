@@ -16,7 +16,9 @@ side (docs/perf.md, round 6).
 ``--stages`` also times each step of reading on the decoded pages alone, the
 steps interleaved round by round (registration, the streak check, the QR crop
 and zxing, the target kernel, the rest of scoring: docs/perf.md, "This round
-(branch g4bits)"), least CPU ms a sheet; the load average is printed beside.
+(branch g4bits)"; then the sheet's own steps: hashing and headers, the marks
+and rules, the marks' JSON, the evidence), least CPU ms a sheet; the load
+average is printed beside.
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
             for im, r, st, c, lv in zip(pages, regs, streaks, codes, levels)
         ],
     }
+    steps.update(_sheet_steps(election, sheets))
     best = dict.fromkeys(steps, float("inf"))
     for _ in range(rounds):
         for name, step in steps.items():
@@ -118,6 +121,26 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
             step()
             best[name] = min(best[name], time.process_time() - start)
     return {name: 1e3 * v / len(sheets) for name, v in best.items()}
+
+
+def _sheet_steps(election, sheets: list) -> dict:
+    """The sheet's own steps after reading its pages: each page hashed and its header read, the marks and
+    the rules, the marks' JSON, the evidence encoded (`interpret_sheet`'s, on the same readings)."""
+    import json
+
+    from tabulate.core.pagebytes import page_sha256
+    from tabulate.detect import read_sheet, sheet_marks
+    from tabulate.rules import apply_rules, marks_to_dict
+    from tabulate.store.evidence_reading import encode_reading
+
+    readings = [read_sheet(election, s) for s in sheets]
+    marks = [sheet_marks(r) for r in readings if r.ok]
+    return {
+        "SHA-256 + headers": lambda: [(page_sha256(d), headers(d)) for s in sheets for d in s],
+        "sheet_marks + apply_rules": lambda: [apply_rules(election, sheet_marks(r)) for r in readings if r.ok],
+        "marks JSON": lambda: [json.dumps(marks_to_dict(m), separators=(",", ":"), ensure_ascii=False) for m in marks],
+        "evidence encoding": lambda: [encode_reading(r, election) for r in readings],
+    }
 
 
 def main(argv=None) -> int:
