@@ -113,3 +113,15 @@ def test_a_corner_window_of_the_bytes_subsamples_to_the_grey_windows_pixels(step
         want = cv2.resize(window, (size // step, size // step), interpolation=cv2.INTER_NEAREST)
         assert np.array_equal(_subsample(window, step), want)
         assert np.array_equal(grey(_subsample(bits[r0 : r0 + size, c0 : c0 + size], step), levels), want)
+
+
+def test_reading_the_bytes_uses_the_kernels_warm_loads():
+    """`warm` (run in the scan's forkserver) must load what reading a bitonal page's bytes calls too."""
+    from tabulate.kernels import _marks, _targets, warm
+
+    kernels = (_marks.mark_components_kernel, _marks.refine_mark_kernel, _targets.score_targets_kernel)
+    warm()
+    after_warm = [set(k.signatures) for k in kernels]
+    data = _g4(_page(), False)
+    assert read_image(election(), decode_native(data, headers(data)[0])).ok
+    assert [set(k.signatures) for k in kernels] == after_warm

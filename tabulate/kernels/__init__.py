@@ -128,7 +128,8 @@ def score_targets(
     area_wanted = np.ascontiguousarray(area_wanted, dtype=np.bool_)
     if area_wanted.shape != (points.n_targets,):
         raise ValueError(f"area_wanted must have one entry per target ({points.n_targets}), got {area_wanted.shape}")
-    levels = _NO_LEVELS if levels is None else np.ascontiguousarray(levels, dtype=np.uint8)
+    # A copy: a read-only array (a page's levels are) would be a second compiled signature, not the one `warm` loads.
+    levels = _NO_LEVELS if levels is None else np.array(levels, dtype=np.uint8)
     if levels.ndim != 1 or len(levels) > 256:
         raise ValueError(f"levels must be 1-D with at most 256 entries, got shape {levels.shape}")
     out = np.zeros((points.n_targets, N_FEATURES), dtype=np.float64)
