@@ -348,12 +348,13 @@ _LEVELS = {0: _levels(0), 1: _levels(255)}
 
 def grey(region: np.ndarray, levels: np.ndarray | None) -> np.ndarray:
     """``region`` of a page as grey levels: itself when ``levels`` is None (a grey page), else ``levels[region]``
-    for a bitonal page's bytes, a new C-contiguous array made by one numpy operation (x 255, or -1 wrapping
-    in uint8: 0 -> 255, 1 -> 0), which cost a corner window a fifth of OpenCV's table look-up here."""
+    for a bitonal page's bytes, a new C-contiguous array made by one numpy operation (negated, or -1, wrapping
+    in uint8: 1 -> 255 and 0 -> 0, or 0 -> 255 and 1 -> 0), which cost a corner window a fifth of OpenCV's
+    table look-up here."""
     if levels is None:
         return region
-    if levels[1] == 255:
-        return np.multiply(region, np.uint8(255))
+    if levels[1]:  # min-is-black: a 1 is paper
+        return np.negative(region)
     return np.subtract(region, np.uint8(1))
 
 

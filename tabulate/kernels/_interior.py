@@ -107,7 +107,7 @@ def interior(
         v = image[r, c]
         if ncols > 0:
             col_read[col[lo + j]] += 1
-        hist[v if levels.shape[0] == 0 else levels[v]] += 1  # by grey level: the darkest tenth below
+        hist[v if v >= levels.shape[0] else levels[v]] += 1  # by grey level (a bitonal page's byte: its level)
         total += dark_n[v]
         st = state[v]
         if st == DARK:

@@ -9,11 +9,12 @@ oracle twin is `tabulate.kernels.reference.score_targets`.
 
 A bitonal page may be read as the decoder gave it, one byte 0 or 1 a pixel,
 with ``levels`` the grey level of each (``levels[v]`` for a byte ``v``): the
-tables' entries 0 and 1 are then those of the two grey levels, and the two
-places that use a pixel's grey level itself (the local paper's mean, the
-interior's histogram) look it up, so every number is the one the same page
-converted to grey (0/255) gives, without converting the page (docs/perf.md,
-"This round (branch g4direct)"). An empty ``levels``: the bytes are grey.
+tables then hold one entry a byte value, worked out from its level (two,
+not 256), and the two places that use a pixel's grey level itself (the local
+paper's mean, the interior's histogram) look it up, so every number is the
+one the same page converted to grey (0/255) gives, without converting the
+page (docs/perf.md, "This round (branch g4direct)"). An empty ``levels``: the
+bytes are grey levels.
 """
 
 from __future__ import annotations
@@ -38,35 +39,23 @@ AREA_NOT_READ = -1.0
 
 
 @njit(cache=True, nogil=True)
-def _tables(paper, ink, split_v, residue_v):
-    dark_n = np.empty(256, np.float64)
-    state = np.empty(256, np.int8)
-    for v in range(256):
-        n = (paper - v) / (paper - ink)
-        dark_n[v] = min(max(n, 0.0), 1.0)
+def _tables(paper, ink, split_v, residue_v, levels):
+    """Both tables by byte value: every grey level, or (a bitonal page's bytes) each byte's level in ``levels``
+    (the other entries, bytes such a page cannot hold, read as paper: never outside the tables)."""
+    n = 256 if levels.shape[0] == 0 else levels.shape[0]
+    dark_n = np.zeros(256, np.float64)
+    state = np.zeros(256, np.int8)  # PAPER
+    for i in range(n):
+        v = i if levels.shape[0] == 0 else levels[i]
+        d = (paper - v) / (paper - ink)
+        dark_n[i] = min(max(d, 0.0), 1.0)
         if v < split_v:
-            state[v] = DARK
+            state[i] = DARK
         elif v < residue_v:
-            state[v] = RESIDUE
+            state[i] = RESIDUE
         else:
-            state[v] = PAPER
+            state[i] = PAPER
     return dark_n, state
-
-
-@njit(cache=True, nogil=True)
-def _as_levels(levels, dark_n, state):
-    """Entries 0 .. len(levels) - 1 of both tables as those of the grey levels ``levels`` name (in place)."""
-    n = levels.shape[0]
-    if n == 0:
-        return
-    d = np.empty(n, np.float64)
-    s = np.empty(n, np.int8)
-    for v in range(n):
-        d[v] = dark_n[levels[v]]
-        s[v] = state[levels[v]]
-    for v in range(n):
-        dark_n[v] = d[v]
-        state[v] = s[v]
 
 
 @njit(cache=True, nogil=True)
@@ -145,7 +134,8 @@ def _local_paper(image, skip, pos, n, w, lo, dc, dr, paper, split_v, levels):
         r = pos[j, 0] + dr
         c = pos[j, 1] + dc
         if r >= 0 and c >= 0 and r < rows and c < cols and not skip[c]:
-            v = image[r, c] if levels.shape[0] == 0 else levels[image[r, c]]
+            v = image[r, c]
+            v = v if v >= levels.shape[0] else levels[v]  # a bitonal page's byte: its grey level
             if v >= split_v:
                 total += v
                 count += 1
@@ -202,8 +192,7 @@ def score_targets_kernel(
     ``area_score_min`` and its dark fraction below ``area_dark_min``;
     otherwise its "marking" feature is `AREA_NOT_READ`.
     """
-    g_dark_n, g_state = _tables(paper, ink, paper - split * (paper - ink), paper - residue * (paper - ink))
-    _as_levels(levels, g_dark_n, g_state)
+    g_dark_n, _g_state = _tables(paper, ink, paper - split * (paper - ink), paper - residue * (paper - ink), levels)
     g_split_v = paper - split * (paper - ink)
     size = _max_points((outline_ptr,))  # only the outline's positions are kept (visited per offset)
     pos = np.empty((max(size, 1), 2), np.int64)
@@ -218,8 +207,7 @@ def score_targets_kernel(
         lp = _local_paper(image, skip, pos, hi - lo, outline_w, lo, dc, dr, paper, g_split_v, levels)
         if lp <= ink:
             lp = paper
-        dark_n, state = _tables(lp, ink, lp - split * (lp - ink), lp - residue * (lp - ink))
-        _as_levels(levels, dark_n, state)
+        dark_n, state = _tables(lp, ink, lp - split * (lp - ink), lp - residue * (lp - ink), levels)
         interior(
             image,
             skip,
