@@ -19,6 +19,11 @@ and zxing, the target kernel, the rest of scoring: docs/perf.md, "This round
 (branch g4bits)"; then the sheet's own steps: hashing and headers, the marks
 and rules, the marks' JSON, the evidence), least CPU ms a sheet; the load
 average is printed beside.
+
+``--bitonal-ab`` (this tree, G4 only): each page decoded to grey and read,
+against the same page read as its decoder's bytes, interleaved in one
+process: the one comparison of branch g4direct that two loaded runs of two
+trees could not resolve.
 """
 
 from __future__ import annotations
@@ -143,14 +148,57 @@ def _sheet_steps(election, sheets: list) -> dict:
     }
 
 
+def bitonal_ab(folder: Path, rounds: int) -> dict[str, float]:
+    """A G4 page decoded to grey and read, against the same page read as its decoder's bytes (`decode_native`),
+    in this one process, interleaved round by round: least CPU ms a page (docs/perf.md, branch g4direct)."""
+    from tabulate.detect.decode import decode_page as grey_decode
+    from tabulate.detect.read import read_image
+
+    election = load_election(throughput.ELECTION)
+    data = [Path(p.path).read_bytes() for s in ScanPlan([folder]) for p in s.pages]
+    heads = [headers(d)[0] for d in data]
+    pairs = list(zip(data, heads))
+    grey = [read_image(election, grey_decode(d, h)) for d, h in pairs]
+    assert [read_image(election, decode_page(d, h)) for d, h in pairs] == grey  # the same readings
+
+    def each(decode, read: bool):
+        def step():
+            for d, h in pairs:  # one page at a time, none kept: as the worker holds them
+                img = decode(d, h)
+                if read:
+                    read_image(election, img)
+
+        return step
+
+    steps = {
+        "decode to grey": each(grey_decode, False),
+        "decode as bytes": each(decode_page, False),
+        "decode to grey + read": each(grey_decode, True),
+        "decode as bytes + read": each(decode_page, True),
+    }
+    best = dict.fromkeys(steps, float("inf"))
+    for _ in range(rounds):
+        for name, step in steps.items():
+            start = time.process_time()
+            step()
+            best[name] = min(best[name], time.process_time() - start)
+    return {name: 1e3 * v / len(pairs) for name, v in best.items()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, required=True, help="where the sheets are simulated once and kept")
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--formats", default="g4,jpeg")
     ap.add_argument("--stages", action="store_true", help="also time each step of reading alone (see above)")
+    ap.add_argument("--bitonal-ab", action="store_true", help="G4 only: grey page against its own bytes (see above)")
     a = ap.parse_args(argv)
     a.work.mkdir(parents=True, exist_ok=True)
+    if a.bitonal_ab:
+        for name, ms in bitonal_ab(throughput.make_base("g4", a.work), a.rounds).items():
+            print(f"{ROOT.name} g4 {name:<24} {ms:6.3f} CPU ms a page", flush=True)
+        print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
+        return 0
     for fmt in a.formats.split(","):
         whole, decode = measure(throughput.make_base(fmt, a.work), a.rounds)
         print(
