@@ -59,9 +59,10 @@ def read_image(
     """
     timings = _timings if _timings is not None else []
     base: dict = {"source": source, "index": index, "digest": digest}
-    levels = None
+    levels: np.ndarray | None = None
     if isinstance(image, BitonalPage):
-        image, levels = image.bits, image.levels
+        levels = image.levels
+        image = image.bits
     try:
         if image.dtype != np.uint8 or image.ndim != 2:
             raise ReadError(
