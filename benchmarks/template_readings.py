@@ -26,6 +26,7 @@ import hashlib
 import json
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -73,25 +74,46 @@ def family_lines(family: str, sheets: int, seed: int) -> list[str]:
     return lines
 
 
+#: Pages shown in full by `compare` whose outcome (reason, flags, every target's class) did not move.
+SHOW = 5
+
+
+def _classes_moved(da: dict, db: dict) -> list[str]:
+    """Each target whose scanner or hand class moved, as one line (score before -> after)."""
+    before = {(t["contest_id"], t["option_id"]): t for t in db.get("targets", [])}
+    out = []
+    for t in da.get("targets", []):
+        o = before.get((t["contest_id"], t["option_id"]))
+        if o is None or (o["scan"], o["hand"]) != (t["scan"], t["hand"]):
+            was = "none" if o is None else f"{o['scan']}/{o['hand']} {o['score']}"
+            out.append(f"{t['contest_id']} {t['option_id']}: {was} -> {t['scan']}/{t['hand']} {t['score']}")
+    return out
+
+
 def compare(new: list[str], old: list[str]) -> int:
     """Print each page whose line differs; 1 if any does (or the counts differ), else 0."""
     if len(new) != len(old):
         print(f"{len(new)} pages now, {len(old)} before")
         return 1
-    moved = 0
+    moved, fields, shown = 0, Counter(), 0
     for a, b in zip(new, old):
         if a == b:
             continue
         moved += 1
         ra, rb = json.loads(a), json.loads(b)
-        where = f"{ra['family']} sheet {ra['sheet']} page {ra['page']}"
         da, db = ra["reading"], rb["reading"]
         keys = sorted(k for k in set(da) | set(db) if da.get(k) != db.get(k))
-        print(f"{where}: {'full precision only' if not keys else ', '.join(keys)}")
-        for k in keys[:4]:
-            if k != "targets":
+        fields.update(keys or ["full precision only"])
+        # Every page whose outcome moved (reason, flags, a target's class); the first few of the rest.
+        outcome = [k for k in keys if k in ("reason_code", "flags", "style_id", "page")] or _classes_moved(da, db)
+        if outcome or shown < SHOW:
+            shown += 0 if outcome else 1
+            print(f"{ra['family']} sheet {ra['sheet']} page {ra['page']}: {', '.join(keys) or 'full precision only'}")
+            for k in [k for k in keys if k != "targets"][:4]:
                 print(f"    {k}: {db.get(k)} -> {da.get(k)}")
-    print(f"{moved} of {len(new)} pages differ")
+            for line in _classes_moved(da, db):
+                print(f"    {line}")
+    print(f"{moved} of {len(new)} pages differ; fields moved: {dict(fields)}")
     return 1 if moved else 0
 
 
