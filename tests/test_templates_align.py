@@ -153,3 +153,17 @@ def test_a_scout_fit_that_leaves_the_narrow_fit_loose_or_short_is_made_again_fro
         monkeypatch.setattr(align, "_wide_then_narrow", chain)
         align.fit_anchors(None, None, fit, 200.0, stack, 14)
         assert calls == ([9, 18] if again else [9])
+
+
+def test_median_is_numpys_to_the_last_bit():
+    """`align.median` replaces ``np.median`` in the anchors' trimming and the print spread: the fit and the
+    spread must not move by a bit (odd and even counts, values of every size, ties)."""
+    from tabulate.templates.align import median
+
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 8, 9, 17, 18):
+        for scale in (1e-4, 1.0, 3e3):
+            v = rng.normal(0.0, scale, n)
+            assert median(v) == float(np.median(v))
+            tied = np.round(v, 1)
+            assert median(tied) == float(np.median(tied))

@@ -79,6 +79,7 @@ class TemplateReader:
         self.folder = str(folder)
         self._mean: np.ndarray | None = None
         self._set_angle: float | None = None
+        self._formats: dict[tuple[str, ...], zxingcpp.BarcodeFormats | None] = {}
         self._bases: tuple[dict, dict] | None = None
         self.tset = _load(self.folder)
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
@@ -231,7 +232,14 @@ class TemplateReader:
         return []
 
     def _code_formats(self, pages: list[TemplatePage]) -> zxingcpp.BarcodeFormats | None:
-        """The symbologies ``pages`` print their bar codes in (None, every one, if any is not known)."""
+        """The symbologies ``pages`` print their bar codes in (None, every one, if any is not known); made
+        once per reader and list of pages (each page asked it anew)."""
+        key = tuple(p.key for p in pages)
+        if key not in self._formats:
+            self._formats[key] = self._formats_of(pages)
+        return self._formats[key]
+
+    def _formats_of(self, pages: list[TemplatePage]) -> zxingcpp.BarcodeFormats | None:
         found = [prepared(self.tset, p).code_format for p in pages]
         known = {f for f in found if f is not None}
         if not found or len(known) < len(set(found)):
