@@ -428,7 +428,9 @@ def fit_anchors(
     fit it leads to is tight (`CLIMB_RMS_IN`) and keeps ``need`` anchors: a wrong scout can survive the
     least-median fit of nine and lead the narrow search astray (arrows sheet 134 of the accuracy
     benchmark, seed 2026: its back page 1.8 % narrow at 0.016 in); then every anchor is placed again,
-    as before the scouts.
+    as before the scouts. 31 KAR 6:030 Section 2(1)(a) counts "Filling in the oval or box or connecting
+    the arrow next to the candidate's name or the question choice": a fit 1.8 % off puts the next name's
+    target where this one's is, so speed never buys a looser fit here.
     """
     first = _wide_then_narrow(image_fine, image_half, start, px_per_in, stack, stack.scouts)
     if len(stack.scouts.xy) == len(stack.xy) or (first[1] <= CLIMB_RMS_IN and first[2] >= need):
