@@ -429,8 +429,8 @@ def fit_anchors(
     least-median fit of nine and lead the narrow search astray (arrows sheet 134 of the accuracy
     benchmark, seed 2026: its back page 1.8 % narrow at 0.016 in); then every anchor is placed again,
     as before the scouts. 31 KAR 6:030 Section 2(1)(a) counts "Filling in the oval or box or connecting
-    the arrow next to the candidate's name or the question choice": a fit 1.8 % off puts the next name's
-    target where this one's is, so speed never buys a looser fit here.
+    the arrow next to the candidate's name or the question choice": the fit says which target lies where,
+    and the 1.8 % narrow fit of sheet 134 read a light pencil mark as a fill. Speed never buys a looser fit.
     """
     first = _wide_then_narrow(image_fine, image_half, start, px_per_in, stack, stack.scouts)
     if len(stack.scouts.xy) == len(stack.xy) or (first[1] <= CLIMB_RMS_IN and first[2] >= need):
