@@ -123,6 +123,10 @@ def _init_decoder(election_path: str) -> None:
     from tabulate.election import load_election
 
     one_thread_per_worker()  # as the scan's workers (`init_worker`)
+    from tabulate.central import worker
+
+    if hasattr(worker, "keep_page_buffers"):  # as the scan's workers since the eighth session
+        worker.keep_page_buffers()
     _state["election"] = load_election(election_path)
 
 
