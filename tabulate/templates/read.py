@@ -34,15 +34,13 @@ from ..detect.streaks import streak_columns
 from ..detect.template import dpi_class
 from ..election.model import Election, Thresholds
 from .align import (
-    ANCHOR_FINE_SEARCH_IN,
-    ANCHOR_SEARCH_IN,
-    CLIMB_RMS_IN,
     COARSE_DPI,
     FINE_DPI,
     MAX_RESIDUAL_IN,
     Coarse,
     coarse,
     coarse_to_image,
+    fit_anchors,
     half_image,
     level,
     near_angles,
@@ -62,7 +60,7 @@ from .matching import MatchBasis, frame_as_blank, match_page
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
-from .placement import OffImage, columns_upright, enough_anchors, place_page
+from .placement import OffImage, anchors_needed, columns_upright, enough_anchors, place_page
 
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
@@ -81,6 +79,7 @@ class TemplateReader:
         self.folder = str(folder)
         self._mean: np.ndarray | None = None
         self._set_angle: float | None = None
+        self._formats: dict[tuple[str, ...], zxingcpp.BarcodeFormats | None] = {}
         self._bases: tuple[dict, dict] | None = None
         self.tset = _load(self.folder)
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
@@ -233,7 +232,14 @@ class TemplateReader:
         return []
 
     def _code_formats(self, pages: list[TemplatePage]) -> zxingcpp.BarcodeFormats | None:
-        """The symbologies ``pages`` print their bar codes in (None, every one, if any is not known)."""
+        """The symbologies ``pages`` print their bar codes in (None, every one, if any is not known); made
+        once per reader and list of pages (each page asked it anew)."""
+        key = tuple(p.key for p in pages)
+        if key not in self._formats:
+            self._formats[key] = self._formats_of(pages)
+        return self._formats[key]
+
+    def _formats_of(self, pages: list[TemplatePage]) -> zxingcpp.BarcodeFormats | None:
         found = [prepared(self.tset, p).code_format for p in pages]
         known = {f for f in found if f is not None}
         if not found or len(known) < len(set(found)):
@@ -369,19 +375,7 @@ class TemplateReader:
         fine, half = levels
         start = coarse_to_image(c, small_shape, dpi)
         anchors = prepared(self.tset, tp).anchor_stack
-        # Wide search at half resolution, then narrow at full resolution: the fit the anchors give. Every
-        # anchor in both: with the strongest few only, a page at the skew and scale limits (its corners
-        # cut off) kept a wrong anchor, and one clean ballot in 95 more went to a person.
-        # The wide search climbs each anchor's correlation from the coarse fit (a third of the work); a
-        # climb stuck on a lesser peak (a letter's neighbour) shows in the residual, and the whole
-        # window is searched then.
-        affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True, climb=True)
-        if not rms <= CLIMB_RMS_IN:
-            affine, rms, n = refine(half, start, dpi, anchors, ANCHOR_SEARCH_IN, True)
-        if math.isfinite(rms):
-            affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
-        if math.isfinite(rms) and rms > 0.003:  # the first fit was off: once more from the better one
-            affine, rms, n = refine(fine, affine, dpi, anchors, ANCHOR_FINE_SEARCH_IN)
+        affine, rms, n = fit_anchors(fine, half, start, dpi, anchors, anchors_needed(len(anchors.xy)))
         if not math.isfinite(rms) and not tp.layout.targets and bare_as(fine, paper, prepared(self.tset, tp).blank):
             # A page with nothing to score (a back the vendor left blank) prints too little to anchor a
             # fit, or to fit coarsely; where it lies does not matter, as long as the scan is as bare as
