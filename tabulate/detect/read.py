@@ -117,8 +117,12 @@ def _file_pages(election: Election, source, paper_in: tuple[float, float] | None
             out.append((base, e))
             continue
         base["_timings"] = [("decode", (time.perf_counter() - t0) * 1e3)]
-        if h.via == "render":
-            base["_flags"] = (PDF_PAGE_RENDERED,)
+        # A page the loader took out of a batch PDF carries the flag its new bytes cannot (`PageBytes`).
+        flags = ((PDF_PAGE_RENDERED,) if h.via == "render" else ()) + (
+            source.flags if isinstance(source, PageBytes) else ()
+        )
+        if flags:
+            base["_flags"] = flags
         out.append((base, img))
     return out
 
