@@ -18,6 +18,7 @@ from ..core.pagebytes import PageBytes, page_sha256
 from ..election.geometry import StyleCode
 from ..election.model import PAPER_SIZES_IN, Election
 from .decode import check_size, decode_page, headers, read_source
+from .dither import undither
 from .errors import ReadError
 from .identify import check_style_code, code_crop, read_style_code
 from .reading import PageReading, SheetReading
@@ -65,6 +66,7 @@ def read_image(
         base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
         width_in, height_in = PAPER_SIZES_IN[election.paper_size]
         t0 = time.perf_counter()
+        image = undither(image)  # a scanner's error-diffusion dots back to grey (`tabulate.detect.dither`)
         reg = register_page(image, width_in, height_in)
         t1 = time.perf_counter()
         timings.append(("register", (t1 - t0) * 1e3))
@@ -276,6 +278,10 @@ def pair_pages(election: Election, pages: Sequence[PageReading], *, reader: Page
         a, b = _side_of(a, b, reader), _side_of(b, a, reader)
     if (a.style_id, a.precinct_id) != (b.style_id, b.precinct_id) or (a.page, b.page) != (1, 2):
         return reject("pages_disagree", f"the pages are not one sheet: {_describe(a)} and {_describe(b)}")
+    # A reader may check the two fits against each other (a template set: `tabulate.templates.sidescale`).
+    why = getattr(reader, "sides_disagree", lambda a, b: None)(a, b)
+    if why:
+        return reject("sides_scale_differ", why)
     return SheetReading((a, b), bid, style_id=a.style_id, precinct_id=a.precinct_id)
 
 

@@ -63,6 +63,7 @@ from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
 from .placement import OffImage, columns_upright, enough_anchors, place_page
+from .sidescale import sides_disagree
 
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
@@ -86,6 +87,9 @@ class TemplateReader:
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
         #: Every paper the set's pages are on, shortest first (a set may mix lengths by style).
         self.papers = sorted({(p.layout.width_in, p.layout.height_in) for p in self.tset.pages}, key=lambda p: p[1])
+
+    #: Both sides of a sheet placed at one scale, or a person reads it (`tabulate.detect.pair_pages`).
+    sides_disagree = staticmethod(sides_disagree)
 
     def __getstate__(self):  # workers load the set themselves
         return {"folder": self.folder}

@@ -1,0 +1,63 @@
+"""The fifth round of real paper (issue #11, docs/templates.md "The fifth round"): one page or sheet
+each that the reader got wrong, or could not take, before."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from tabulate.core.vocabulary import reason_words
+from tabulate.detect import pair_pages
+from tabulate.detect.read import read_pages
+from tabulate.election import load_election
+from tabulate.templates import TemplateReader, import_templates
+from tabulate.templates.sidescale import MAX_SIDES_DIFF, sides_disagree
+
+ROOT = Path(__file__).parents[1]
+GENERAL = ROOT / "samples" / "general" / "election.json"
+BOXES = ROOT / "samples" / "vendor" / "boxes"
+
+
+@pytest.fixture(scope="module")
+def boxes_sheet(tmp_path_factory):
+    """The boxes sample sheet read with a set of its own style's blanks: (election, reader, front, back)."""
+    election = load_election(GENERAL)
+    out = tmp_path_factory.mktemp("set")
+    import_templates(election, sorted((BOXES / "blanks").glob("blank-3-*.png")), out, score=False)
+    reader = TemplateReader(str(out))
+    pages = [p for f in sorted(BOXES.glob("sheet-*.jpg")) for p in read_pages(election, str(f), reader=reader)]
+    front, back = sorted(pages, key=lambda p: p.page)
+    return election, reader, front, back
+
+
+def _scaled(p, sx: float, sy: float = 1.0):
+    return dataclasses.replace(p, scale=(p.scale[0] * sx, p.scale[1] * sy))
+
+
+def test_a_side_fitted_at_another_scale_than_its_other_side_goes_to_a_person(boxes_sheet):
+    """31 KAR 6:030 Section 2(1)(a): "Filling in the oval or box or connecting the arrow next to the
+    candidate's name" is the vote; a reader that cannot say where the page lies cannot say which oval was
+    filled. Both sides pass the scanner in one feed: a back fitted 0.9 % narrow where its front is not
+    (arrows sheet 862 on an earlier branch, 8 of 18 anchors) was read, and a pencil mark with it."""
+    election, reader, front, back = boxes_sheet
+    assert pair_pages(election, [front, back], reader=reader).ok
+    wrong = pair_pages(election, [front, _scaled(back, 0.991)], reader=reader)
+    assert wrong.reason_code == "sides_scale_differ"
+    assert "differ by 0.9% across the page" in wrong.reason and "a person reads the sheet" in wrong.reason
+    assert reason_words("sides_scale_differ") == "Front and back placed at different scales"
+    down = pair_pages(election, [_scaled(front, 1.0, 1.008), back], reader=reader)
+    assert down.reason_code == "sides_scale_differ" and "down the page" in down.reason
+
+
+def test_the_sides_of_one_clean_scan_agree_and_a_blank_back_is_not_checked(boxes_sheet):
+    """Clean sheets' sides differ by at most 0.059 % (200 sheets a family): well inside the line; a page
+    with no targets (a back left blank, placed as fed rather than fitted) has no vote to misplace."""
+    election, reader, front, back = boxes_sheet
+    assert sides_disagree(front, _scaled(back, 1.0006, 0.9994)) is None
+    assert sides_disagree(front, _scaled(back, 1 + MAX_SIDES_DIFF * 1.2)) is not None
+    bare = dataclasses.replace(_scaled(back, 0.97), targets=())
+    assert sides_disagree(front, bare) is None
+    # Our own ballots (no template reader) are paired as before.
+    assert pair_pages(election, [front, _scaled(back, 0.97)]).ok
