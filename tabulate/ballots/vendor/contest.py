@@ -91,6 +91,8 @@ def place_contest(
         if d.family == "timing":
             h = snap(h - 1e-6, TIMING_PITCH_IN)
         mid = y + (min(h, d.row_in) / 2 if d.family != "timing" else TIMING_PITCH_IN / 2)
+        if d.row_shade and n % 2:  # every other row on a shaded band, target and name alike
+            items.append(("shade", x + 0.03, y, w - 0.06, h, d.row_shade))
         b = target_rect(d, shape, tx, mid)
         draw_target(items, d, shape, b, n + part[0])
         name_x = b.right + (0.24 if shape == "arrow" else 0.1)
