@@ -137,6 +137,10 @@ DARK_BLUE = dict(shade_rgb=(110, 145, 200), shade_grey=142)
 PINK_GONE = dict(shade_rgb=(250, 200, 215), shade_grey=255)
 
 
+#: The boxes design on 11 x 17 in paper, portrait, its contests in four columns beside the instructions.
+TABLOID = dict(paper_in=(11.0, 17.0), columns=((2.35, 2.1), (4.55, 2.1), (6.75, 2.1), (8.95, 1.75)), bottom_in=16.3)
+
+
 #: A set mixing paper lengths by style: style 3 of the arrows on 8.5 x 17 in, the rest on legal.
 MIXED = design_variant(
     "arrows",
@@ -270,6 +274,7 @@ def _variants() -> list[Variant]:
         Variant("timing, perforated stub attached (1 in)", "timing", stub(1.0)),
         Variant("timing, crop cuts the top timing row", "timing", crop_edge(0.25)),
         Variant("boxes, crop 0.15 in into the top edge", "boxes", crop_edge(0.15)),
+        Variant("boxes, tabloid 11 x 17 in, four columns", v("boxes", "tabloid", **TABLOID)),
     ]
 
 

@@ -8,11 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from tabulate.ballots.vendor import simulate_vendor_sheet
+from tabulate.ballots.vendor.design import design_variant
+from tabulate.ballots.vendor.write import write_blanks
 from tabulate.core.vocabulary import reason_words
 from tabulate.detect import pair_pages
 from tabulate.detect.read import read_pages
 from tabulate.election import load_election
 from tabulate.templates import TemplateReader, import_templates
+from tabulate.templates.blanks import paper_and_dpi
 from tabulate.templates.sidescale import MAX_SIDES_DIFF, sides_disagree
 
 ROOT = Path(__file__).parents[1]
@@ -61,3 +65,22 @@ def test_the_sides_of_one_clean_scan_agree_and_a_blank_back_is_not_checked(boxes
     assert sides_disagree(front, bare) is None
     # Our own ballots (no template reader) are paired as before.
     assert pair_pages(election, [front, _scaled(back, 0.97)]).ok
+
+
+def test_a_tabloid_blank_is_11_by_17_not_legal_at_376_dpi(tmp_path):
+    """A ballot printed on 11 x 17 in paper (four columns): its blank was taken for the nearest paper by shape,
+    legal, at 376 DPI, every target placed 29 % off, and every scanned page refused (`registration_residual`:
+    "only 0 of 18 printed anchors found")."""
+    assert paper_and_dpi((5100, 3300)) == ((11.0, 17.0), 300.0)
+    assert paper_and_dpi((4200, 2550)) == ((8.5, 14.0), 300.0)  # legal stays legal
+    election = load_election(GENERAL)
+    columns = ((2.35, 2.1), (4.55, 2.1), (6.75, 2.1), (8.95, 1.75))
+    tabloid = design_variant("boxes", "tabloid-test", paper_in=(11.0, 17.0), columns=columns, bottom_in=16.3)
+    images, truth = simulate_vendor_sheet(election, tabloid, 0, 2026, population="stress")
+    blanks = write_blanks(election, tabloid, tmp_path / "blanks", styles=(truth["style"],))
+    import_templates(election, blanks, tmp_path / "set", score=False)
+    reader = TemplateReader(str(tmp_path / "set"))
+    assert reader.paper_in == (11.0, 17.0)
+    page = reader.read_image(election, images[0])
+    assert page.ok, page.reason
+    assert (page.style_id, page.page, round(page.dpi)) == (truth["style"], truth["images"][0]["page"], 300)

@@ -30,9 +30,11 @@ from .watermark import strip_watermark
 PDF_DPI = 300
 #: A PDF page box within this of a ballot paper's size (inches, each side) is that paper.
 PAPER_SLACK_IN = 0.06
-#: Paper a blank may be printed on (width, length in inches): the election's letter and legal, and the long
-#: ballots vendors print for long elections (ES&S and Dominion scanners take 8.5 x 17 and 8.5 x 19 in).
-BALLOT_PAPERS_IN = (*PAPER_SIZES_IN.values(), (8.5, 17.0), (8.5, 19.0))
+#: Paper a blank may be printed on (width, length in inches): the election's letter and legal, the long
+#: ballots vendors print for long elections (ES&S and Dominion scanners take 8.5 x 17 and 8.5 x 19 in), and
+#: tabloid, 11 x 17 in, which some counties' ballots are printed on (taken for legal at 376 DPI before: every
+#: target 29 % off and its pages refused `registration_residual`).
+BALLOT_PAPERS_IN = (*PAPER_SIZES_IN.values(), (8.5, 17.0), (8.5, 19.0), (11.0, 17.0))
 
 
 @dataclass(frozen=True)
