@@ -275,6 +275,8 @@ def _variants() -> list[Variant]:
         Variant("timing, crop cuts the top timing row", "timing", crop_edge(0.25)),
         Variant("boxes, crop 0.15 in into the top edge", "boxes", crop_edge(0.15)),
         Variant("boxes, tabloid 11 x 17 in, four columns", v("boxes", "tabloid", **TABLOID)),
+        Variant("boxes, YES and NO side by side", v("boxes", "yesno", yes_no_across=True)),
+        Variant("timing, YES and NO side by side", v("timing", "yesno", yes_no_across=True)),
     ]
 
 

@@ -84,3 +84,29 @@ def test_a_tabloid_blank_is_11_by_17_not_legal_at_376_dpi(tmp_path):
     page = reader.read_image(election, images[0])
     assert page.ok, page.reason
     assert (page.style_id, page.page, round(page.dpi)) == (truth["style"], truth["images"][0]["page"], 300)
+
+
+@pytest.mark.parametrize("family", ["boxes", "timing"])
+def test_yes_and_no_side_by_side_are_each_beside_its_own_word(tmp_path, family):
+    """A question's YES and NO printed on one row. 31 KAR 6:030 Section 2(1)(a): the vote is the oval
+    "next to the candidate's name" (here the question choice). Before, the boxes' targets were taken top
+    to bottom only and YES and NO came in the order found (6 votes counted for the other answer in 4
+    sheets); without boxes each NO made a column of its own and the import stopped ("contest 'president'
+    ... has 6 targets")."""
+    election = load_election(GENERAL)
+    key = design_variant(family, f"yesno-test-{family}", yes_no_across=True)
+    blanks = write_blanks(election, key, tmp_path / "blanks", styles=("1",))
+    tset = import_templates(election, [p for p in blanks if p.stem.endswith("p2")], tmp_path / "set", score=False)
+    (page,) = tset.pages
+    questions = [c.id for c in election.contests if c.type == "question"]
+    seen = 0
+    for cid in questions:
+        got = {t.option_id: t for t in page.layout.targets if t.contest_id == cid}
+        if not got:
+            continue
+        seen += 1
+        yes, no = (got[o.id] for o in election.contest(cid).options)
+        assert yes.bounds.x < no.bounds.x and abs(yes.bounds.center[1] - no.bounds.center[1]) < 0.02
+        assert yes.marking_area.right < no.bounds.x  # YES's area stops before the NO target
+        assert no.marking_area.x > yes.bounds.right
+    assert seen == 3

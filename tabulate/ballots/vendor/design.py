@@ -75,6 +75,8 @@ class Design:
     #: Above 0, every other option row printed on a band of this grey (behind the target, the name and the
     #: party), as ballots shade rows to guide the eye; in ``shade_rgb`` with the headings when that is set.
     row_shade: int = 0
+    #: A question's YES and NO targets side by side on one row ("( ) YES   ( ) NO"), not one under the other.
+    yes_no_across: bool = False
     #: The blanks as the county publishes its sample ballot (`tabulate.ballots.vendor.sample`): above 0, a
     #: diagonal "SAMPLE BALLOT" watermark at this grey, the heading and a footer changed; ``sample_code``
     #: False leaves the QR code off the sample. The voted sheets never show any of it.
