@@ -88,11 +88,11 @@ def test_a_tabloid_blank_is_11_by_17_not_legal_at_376_dpi(tmp_path):
 
 @pytest.mark.parametrize("family", ["boxes", "timing"])
 def test_yes_and_no_side_by_side_are_each_beside_its_own_word(tmp_path, family):
-    """A question's YES and NO printed on one row. 31 KAR 6:030 Section 2(1)(a): a vote is
-    "Filling in the oval or box or connecting the arrow next to the candidate's name or the question choice". Before, the boxes' targets were taken top
-    to bottom only and YES and NO came in the order found (6 votes counted for the other answer in 4
-    sheets); without boxes each NO made a column of its own and the import stopped ("contest 'president'
-    ... has 6 targets")."""
+    """A question's YES and NO printed on one row. 31 KAR 6:030 Section 2(1)(a): a vote is "Filling in
+    the oval or box or connecting the arrow next to the candidate's name or the question choice". Before,
+    the boxes' targets were taken top to bottom only and YES and NO came in the order found (6 votes
+    counted for the other answer in 4 sheets); without boxes each NO made a column of its own and the
+    import stopped ("contest 'president' ... has 6 targets")."""
     election = load_election(GENERAL)
     key = design_variant(family, f"yesno-test-{family}", yes_no_across=True)
     blanks = write_blanks(election, key, tmp_path / "blanks", styles=("1",))

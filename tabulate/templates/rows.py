@@ -5,9 +5,10 @@ a question's YES and NO on one row. The import took a contest's targets top to
 bottom only: two targets at one height came in the order they were found, so YES
 and NO could swap (boxes design: 6 votes counted for the other answer in 4
 sheets), and without contest boxes the NO targets made a column of their own and
-the contests around them merged (the import stopped). 31 KAR 6:030 Section 2(1)(a) counts
-"Filling in the oval or box or connecting the arrow next to the candidate's name or the question choice":
-the target must be the one printed beside its word.
+the contests around them merged (the import stopped). 31 KAR 6:030 Section
+2(1)(a) counts "Filling in the oval or box or connecting the arrow next to the
+candidate's name or the question choice": the target must be the one printed
+beside its word.
 
 So a contest's targets are taken row by row, each row left to right; a row is
 targets whose centres lie within `ROW_TOL` of a target's height of each other. A
