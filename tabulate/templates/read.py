@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 import zxingcpp
 
+from ..detect.dither import undither
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
 from ..detect.register import Registration
@@ -55,7 +56,6 @@ from .align import (
 from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
-from .dither import undither
 from .exports import page_dpi, paper_of, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
 from .matching import MatchBasis, frame_as_blank, match_page
