@@ -455,8 +455,11 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--only", nargs="*", help="variants whose name contains any of these words")
     ap.add_argument("--kinds", action="store_true", help="also print, per mark kind, how many were sent to a person")
+    ap.add_argument("--start", type=int, default=0, help="begin at this row of the selection (a run resumed)")
+    ap.add_argument("--stop", type=int, default=None, help="end before this row of the selection")
     args = ap.parse_args(argv)
     chosen = [v for n, v in VARIANTS.items() if not args.only or any(w in n for w in args.only)]
+    chosen = chosen[args.start : args.stop]
     print(f"{args.sheets} sheets per variant, seed 2026")
     print("| variant | import ok | pages identified | definite-mark errors | ambiguous sent | clean sent |")
     print("|---|---|---|---|---|---|")
