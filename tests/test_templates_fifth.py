@@ -110,3 +110,24 @@ def test_yes_and_no_side_by_side_are_each_beside_its_own_word(tmp_path, family):
         assert yes.marking_area.right < no.bounds.x  # YES's area stops before the NO target
         assert no.marking_area.x > yes.bounds.right
     assert seen == 3
+
+
+def test_rows_are_read_left_to_right_and_a_lone_target_beside_a_row_stays_apart():
+    """The reading order of `tabulate.templates.rows`: one under the other as before, a row left to right;
+    a column of second targets joins its row's first only when each is alone in its contest."""
+    from tabulate.election.geometry import Rect
+    from tabulate.templates.find import FoundTarget
+    from tabulate.templates.rows import in_rows, row_span, side_by_side
+
+    def oval(x: float, y: float) -> FoundTarget:
+        return FoundTarget("oval", Rect(x, y, 0.24, 0.14))
+
+    yes, no, a, b = oval(1.0, 2.0), oval(2.5, 2.01), oval(1.0, 1.0), oval(1.0, 1.3)
+    assert in_rows([no, b, yes, a]) == [a, b, yes, no]
+    assert row_span([a, b, yes, no], 2) == (b.bounds.center[1], None, None, no.bounds.x)
+    no2 = oval(2.5, 3.01)
+    left = [a, b, yes, oval(1.0, 3.0)]
+    assert side_by_side(left, [no, no2], lambda p, q: True)
+    assert not side_by_side(left, [no, no2], lambda p, q: False)  # one contest: a real column
+    assert not side_by_side(left, [no], lambda p, q: True)  # a lone target: a drawing, as before
+    assert not side_by_side(left, [no, oval(2.5, 3.5)], lambda p, q: True)  # not on a row of the left column

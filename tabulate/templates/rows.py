@@ -58,9 +58,10 @@ def side_by_side(left: Sequence[T], col: Sequence[T], heading: Callable[[T, T], 
     Every target of ``col`` must share its row with a target of ``left``, and each must be alone in its
     contest (a heading between each two of them, ``heading(a, b)``): a real column of contests has
     candidates one under the other in one contest, and the rows of two columns on a timing-mark grid
-    line up as well as YES and NO do.
+    line up as well as YES and NO do. A lone target stays a column of its own (and is then left out
+    as a drawing, an instruction picture beside a row, as before).
     """
-    if not col or not all(any(same_row(t, u) for u in left) for t in col):
+    if len(col) < 2 or not all(any(same_row(t, u) for u in left) for t in col):
         return False
     ordered = sorted(col, key=lambda t: t.bounds.y)
     return all(heading(a, b) for a, b in pairwise(ordered))
