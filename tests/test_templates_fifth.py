@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tabulate.ballots.vendor import simulate_vendor_sheet
@@ -16,7 +17,7 @@ from tabulate.detect import pair_pages
 from tabulate.detect.read import read_pages
 from tabulate.election import load_election
 from tabulate.templates import TemplateReader, import_templates
-from tabulate.templates.blanks import paper_and_dpi
+from tabulate.templates.blanks import darkest_channel, load_blanks, paper_and_dpi
 from tabulate.templates.sidescale import MAX_SIDES_DIFF, sides_disagree
 
 ROOT = Path(__file__).parents[1]
@@ -131,3 +132,41 @@ def test_rows_are_read_left_to_right_and_a_lone_target_beside_a_row_stays_apart(
     assert not side_by_side(left, [no, no2], lambda p, q: False)  # one contest: a real column
     assert not side_by_side(left, [no], lambda p, q: True)  # a lone target: a drawing, as before
     assert not side_by_side(left, [no, oval(2.5, 3.5)], lambda p, q: True)  # not on a row of the left column
+
+
+def test_a_heading_band_printed_in_a_light_tint_is_imported_as_a_scan_sees_it(tmp_path):
+    """Contest headings on a yellow band (255, 235, 130). The colour blank was taken by its darkest channel,
+    the band at 130, where a colour scan read as grey shows it at 229: the reader took the band for print
+    it did not find, every score came out high, and this clean ballot (boxes, seed 2026, sheet 5) went to
+    a person for a blank oval at 0.037. Wide light tints are now taken at their luminance; a target in a
+    drop-out red stays print (its darkest channel)."""
+    import cv2
+
+    from tabulate.detect.decode import decode_page, headers
+
+    election = load_election(GENERAL)
+    key = design_variant("boxes", "yellow-test", shade_rgb=(255, 235, 130), shade_grey=229)
+    images, truth = simulate_vendor_sheet(election, key, 5, 2026, population="realistic")
+    assert not truth["needs_review"]
+    blanks = write_blanks(election, key, tmp_path / "blanks", styles=(truth["style"],))
+    band = load_blanks(blanks[:1])[0].image
+    assert int(np.median(band[band < 250])) > 200  # the band's grey, not its darkest channel's 130
+    import_templates(election, blanks, tmp_path / "set", score=False)
+    reader = TemplateReader(str(tmp_path / "set"))
+    pages = []
+    for img in images:  # a colour scanner's RGB JPEG (cream paper), decoded as `tabulate read` decodes it
+        bgr = np.dstack([img * 0.86, img * 0.95, img * 0.98 + 4]).clip(0, 255).astype(np.uint8)
+        data = bytes(cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 80])[1])
+        pages.append(reader.read_image(election, decode_page(data, headers(data)[0])))
+    sheet = pair_pages(election, pages, reader=reader)
+    assert sheet.ok, sheet.reason
+    assert [t for t in sheet.targets if t.scan == "marginal" or t.scan != t.hand] == []
+
+
+def test_a_target_printed_in_drop_out_red_is_still_print_on_the_blank():
+    red = np.full((1100, 850, 3), 255, np.uint8)
+    cv2 = pytest.importorskip("cv2")
+    cv2.ellipse(red, (400, 500), (24, 14), 0, 0, 360, (100, 100, 235), 3)  # BGR: the red (235, 100, 100)
+    red[100:200, 50:800] = (130, 235, 255)  # a yellow band, BGR
+    grey = darkest_channel(red)
+    assert grey[500, 376] == 100 and grey[150, 400] == 229
