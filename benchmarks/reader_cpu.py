@@ -8,14 +8,22 @@ Simulates throughput.py's 16 base sheets of each format once into ``--work``
 `tabulate.central.interpret_sheet` (decode, register, identify, score, rules,
 evidence) and decodes it alone, ``--rounds`` times interleaved, and prints
 the least process CPU of a round per sheet: the whole, the decode, and the
-rest. The tree measured is the one this script sits in. On a shared machine
+rest (decoding as the reader does: a bitonal page is not converted to grey where
+the tree has `decode_native`). The tree measured is the one this script sits in. On a shared machine
 run the two trees one after the other, twice, and compare runs taken side by
 side (docs/perf.md, round 6).
 
 ``--stages`` also times each step of reading on the decoded pages alone, the
 steps interleaved round by round (registration, the streak check, the QR crop
 and zxing, the target kernel, the rest of scoring: docs/perf.md, "This round
-(branch g4bits)"), least CPU ms a sheet; the load average is printed beside.
+(branch g4bits)"; then the sheet's own steps: hashing and headers, the marks
+and rules, the marks' JSON, the evidence), least CPU ms a sheet; the load
+average is printed beside.
+
+``--bitonal-ab`` (this tree, G4 only): each page decoded to grey and read,
+against the same page read as its decoder's bytes, interleaved in one
+process: the one comparison of branch g4direct that two loaded runs of two
+trees could not resolve.
 """
 
 from __future__ import annotations
@@ -33,9 +41,20 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import throughput  # noqa: E402
 
 from tabulate.central import ScanPlan, interpret_sheet  # noqa: E402
-from tabulate.detect.decode import decode_page, headers  # noqa: E402
+from tabulate.detect import decode as _decode  # noqa: E402
+from tabulate.detect.decode import headers  # noqa: E402
 from tabulate.election import load_election  # noqa: E402
 from tabulate.election.model import PAPER_SIZES_IN  # noqa: E402
+
+#: The decoder the reader uses: a bitonal page as its decoder's bytes where the tree has `decode_native`.
+decode_page = getattr(_decode, "decode_native", _decode.decode_page)
+
+
+def _native(page) -> tuple:
+    """(pixels, the keyword arguments that read them): a `BitonalPage`'s bytes with their levels, or a grey page."""
+    if hasattr(page, "bits"):
+        return page.bits, {"levels": page.levels}, {"levels": page.levels}
+    return page, {}, {}
 
 
 def measure(folder: Path, rounds: int) -> tuple[float, float]:
@@ -68,10 +87,11 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
     election = load_election(throughput.ELECTION)
     w, h = PAPER_SIZES_IN[election.paper_size]
     sheets = [[Path(p.path).read_bytes() for p in s.pages] for s in ScanPlan([folder])]
-    pages = [decode_page(d, hd) for s in sheets for d in s for hd in headers(d)]
-    regs = [register_page(im, w, h) for im in pages]
-    streaks = [streak_columns(im, r.dpi, r.paper, r.ink) for im, r in zip(pages, regs)]
-    crops = [code_crop(im, r.affine, w, h, st) for im, r, st in zip(pages, regs, streaks)]
+    native = [_native(decode_page(d, hd)) for s in sheets for d in s for hd in headers(d)]
+    pages, luts, levels = [n[0] for n in native], [n[1] for n in native], [n[2] for n in native]
+    regs = [register_page(im, w, h, **lt) for im, lt in zip(pages, luts)]
+    streaks = [streak_columns(im, r.dpi, r.paper, r.ink, **lt) for im, r, lt in zip(pages, regs, luts)]
+    crops = [code_crop(im, r.affine, w, h, st, *lt.values()) for im, r, st, lt in zip(pages, regs, streaks, luts)]
     codes = [check_style_code(election, read_style_code(c)) for c in crops]
     calls = []
 
@@ -81,22 +101,24 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
 
     real, score.score_targets = score.score_targets, spy
     try:
-        for im, r, st, c in zip(pages, regs, streaks, codes):
-            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st)
+        for im, r, st, c, lv in zip(pages, regs, streaks, codes, levels):
+            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st, **lv)
     finally:
         score.score_targets = real
     steps = {
-        "register": lambda: [register_page(im, w, h) for im in pages],
-        "streaks": lambda: [streak_columns(im, r.dpi, r.paper, r.ink) for im, r in zip(pages, regs)],
+        "register": lambda: [register_page(im, w, h, **lt) for im, lt in zip(pages, luts)],
+        "streaks": lambda: [streak_columns(im, r.dpi, r.paper, r.ink, **lt) for im, r, lt in zip(pages, regs, luts)],
         "QR crop + zxing": lambda: [
-            read_style_code(code_crop(im, r.affine, w, h, st)) for im, r, st in zip(pages, regs, streaks)
+            read_style_code(code_crop(im, r.affine, w, h, st, *lt.values()))
+            for im, r, st, lt in zip(pages, regs, streaks, luts)
         ],
         "target kernel": lambda: [real(*a, **k) for a, k in calls],
         "score_page (kernel and classes)": lambda: [
-            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st)
-            for im, r, st, c in zip(pages, regs, streaks, codes)
+            score.score_page(election, im, r, c.style_id, c.page, DEFAULT_SETTINGS, st, **lv)
+            for im, r, st, c, lv in zip(pages, regs, streaks, codes, levels)
         ],
     }
+    steps.update(_sheet_steps(election, sheets))
     best = dict.fromkeys(steps, float("inf"))
     for _ in range(rounds):
         for name, step in steps.items():
@@ -106,14 +128,77 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
     return {name: 1e3 * v / len(sheets) for name, v in best.items()}
 
 
+def _sheet_steps(election, sheets: list) -> dict:
+    """The sheet's own steps after reading its pages: each page hashed and its header read, the marks and
+    the rules, the marks' JSON, the evidence encoded (`interpret_sheet`'s, on the same readings)."""
+    import json
+
+    from tabulate.core.pagebytes import page_sha256
+    from tabulate.detect import read_sheet, sheet_marks
+    from tabulate.rules import apply_rules, marks_to_dict
+    from tabulate.store.evidence_reading import encode_reading
+
+    readings = [read_sheet(election, s) for s in sheets]
+    marks = [sheet_marks(r) for r in readings if r.ok]
+    return {
+        "SHA-256 + headers": lambda: [(page_sha256(d), headers(d)) for s in sheets for d in s],
+        "sheet_marks + apply_rules": lambda: [apply_rules(election, sheet_marks(r)) for r in readings if r.ok],
+        "marks JSON": lambda: [json.dumps(marks_to_dict(m), separators=(",", ":"), ensure_ascii=False) for m in marks],
+        "evidence encoding": lambda: [encode_reading(r, election) for r in readings],
+    }
+
+
+def bitonal_ab(folder: Path, rounds: int) -> dict[str, float]:
+    """A G4 page decoded to grey and read, against the same page read as its decoder's bytes (`decode_native`),
+    in this one process, interleaved round by round: least CPU ms a page (docs/perf.md, branch g4direct)."""
+    from tabulate.detect.decode import decode_page as grey_decode
+    from tabulate.detect.read import read_image
+
+    election = load_election(throughput.ELECTION)
+    data = [Path(p.path).read_bytes() for s in ScanPlan([folder]) for p in s.pages]
+    heads = [headers(d)[0] for d in data]
+    pairs = list(zip(data, heads))
+    grey = [read_image(election, grey_decode(d, h)) for d, h in pairs]
+    assert [read_image(election, decode_page(d, h)) for d, h in pairs] == grey  # the same readings
+
+    def each(decode, read: bool):
+        def step():
+            for d, h in pairs:  # one page at a time, none kept: as the worker holds them
+                img = decode(d, h)
+                if read:
+                    read_image(election, img)
+
+        return step
+
+    steps = {
+        "decode to grey": each(grey_decode, False),
+        "decode as bytes": each(decode_page, False),
+        "decode to grey + read": each(grey_decode, True),
+        "decode as bytes + read": each(decode_page, True),
+    }
+    best = dict.fromkeys(steps, float("inf"))
+    for _ in range(rounds):
+        for name, step in steps.items():
+            start = time.process_time()
+            step()
+            best[name] = min(best[name], time.process_time() - start)
+    return {name: 1e3 * v / len(pairs) for name, v in best.items()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, required=True, help="where the sheets are simulated once and kept")
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--formats", default="g4,jpeg")
     ap.add_argument("--stages", action="store_true", help="also time each step of reading alone (see above)")
+    ap.add_argument("--bitonal-ab", action="store_true", help="G4 only: grey page against its own bytes (see above)")
     a = ap.parse_args(argv)
     a.work.mkdir(parents=True, exist_ok=True)
+    if a.bitonal_ab:
+        for name, ms in bitonal_ab(throughput.make_base("g4", a.work), a.rounds).items():
+            print(f"{ROOT.name} g4 {name:<24} {ms:6.3f} CPU ms a page", flush=True)
+        print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
+        return 0
     for fmt in a.formats.split(","):
         whole, decode = measure(throughput.make_base(fmt, a.work), a.rounds)
         print(

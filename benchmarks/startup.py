@@ -12,6 +12,9 @@ machine slows it less than wall time):
   modules and `tabulate.kernels.warm`), paid once per scan;
 * the signed on-disk cache of every page's sample points: built once, then
   checked by the scan's parent and seeded in each worker;
+* a worker forked from the preloaded server: its CPU once it has been handed
+  the election and the layouts (a full garbage collection over the server's
+  objects ran here before the server froze them: docs/perf.md, branch cold6);
 * the first and second sheet read by `interpret_sheet` (a G4 sheet simulated
   here), with and without the warm-up: without it each worker loaded the
   kernels' compiled code on its first sheet; with the election offered
@@ -44,7 +47,7 @@ c0 = time.process_time()
 if {warm}:
     import tabulate.central.preload
 else:
-    import tabulate.central.worker, tabulate.detect, tabulate.rules
+    import tabulate.central.worker, tabulate.detect.read, tabulate.rules
 c1 = time.process_time()
 from pathlib import Path
 from tabulate.central import interpret_sheet
@@ -80,6 +83,36 @@ def _g4_pages(folder: Path) -> list[str]:
             path.write_bytes(buf.getvalue())
             out.append(str(path))
     return out
+
+
+_WORKER_START = """
+import gc, sys, time
+sys.path.insert(0, {root!r})
+from concurrent.futures import ProcessPoolExecutor
+from tabulate.central import layouts_cache
+from tabulate.central.readers_start import reader_context
+from tabulate.election import load_election
+if __name__ == "__main__":
+    election = load_election({election!r})
+    layouts_cache.ensure(election)
+    made = layouts_cache.prepared(election)
+    with ProcessPoolExecutor(1, mp_context=reader_context()) as pool:
+        pool.submit(id, (election, made)).result()  # what `init_reader` is handed: the election, the layouts
+        cpu = pool.submit(time.process_time).result()
+        frozen = pool.submit(gc.get_freeze_count).result()
+    print(cpu, frozen)
+"""
+
+
+def _worker_start(election: str, rounds: int = 3) -> str:
+    """CPU a worker forked from the preloaded server spends before it can read: least of ``rounds`` fresh pools."""
+    runs = []
+    for _ in range(rounds):
+        code = _WORKER_START.format(root=str(ROOT), election=election)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+        runs.append((float(out[0]), int(out[1])))
+    cpu, frozen = min(runs)
+    return f"{cpu:.3f} CPU s (objects the server froze: {frozen})"
 
 
 def _cli_import_ms() -> float:
@@ -243,6 +276,7 @@ def main() -> int:
         offered = Path(tmp) / "election.pickle"
         offered.write_bytes(pickle.dumps(load_election(election)))
         print(f"the signed on-disk layouts cache (tabulate.central.layouts_cache): {_cache_cost(election)}")
+        print(f"a worker forked from the preloaded server, handed the election and layouts: {_worker_start(election)}")
         labels = ("imports only               ", "preload, kernels.warm()    ", "preload, kernels + layouts ")
         for warm, label in enumerate(labels):
             code = _CHILD.format(root=str(ROOT), warm=warm, election=election, pages=pages, offered=str(offered))

@@ -98,12 +98,22 @@ def make_batch(base: Path, fmt: str, n: int, out: Path) -> Path:
     return folder
 
 
+def reader_decoder():
+    """The decoder the reader uses: `decode_native` (a bitonal page as its decoder's bytes, not converted to
+    grey: docs/perf.md, "This round (branch g4direct)") where the tree has it, else `decode_page`."""
+    from tabulate.detect import decode
+
+    return getattr(decode, "decode_native", decode.decode_page)
+
+
 def decode_task(sheet) -> str:
     """The scan's work on one sheet minus reading: load and fingerprint (SHA-256) every page as the
     worker does, decode each page with the reader's decoder, and return a digest (never the pixels:
     shipping 5 MB of pages back to the parent is work the scan does not do)."""
     from tabulate.central.worker import _state, fingerprint
-    from tabulate.detect.decode import decode_page, headers
+    from tabulate.detect.decode import headers
+
+    decode_page = reader_decoder()
 
     data, _images, identity, _error = fingerprint(sheet, _state["election"])
     shapes = []
@@ -123,6 +133,10 @@ def _init_decoder(election_path: str) -> None:
     from tabulate.election import load_election
 
     one_thread_per_worker()  # as the scan's workers (`init_worker`)
+    from tabulate.central import worker
+
+    if hasattr(worker, "keep_page_buffers"):  # as the scan's workers since the eighth session
+        worker.keep_page_buffers()
     _state["election"] = load_election(election_path)
 
 
@@ -185,7 +199,9 @@ def decode_then_copy(election, pages):
     `tabulate scan` would cost with a reader that took no time.
     """
     from tabulate.central import interpret_sheet
-    from tabulate.detect.decode import decode_page, headers
+    from tabulate.detect.decode import headers
+
+    decode_page = reader_decoder()
 
     if "result" not in _TEMPLATE:
         _TEMPLATE["result"] = interpret_sheet(election, pages)
@@ -374,9 +390,11 @@ def breakdown(fmt: str, base: Path, work: Path) -> dict[str, float]:
 
     from tabulate.central import ScanPlan, interpret_sheet
     from tabulate.central.worker import fingerprint, read_sheet_source
-    from tabulate.detect.decode import decode_page, headers
+    from tabulate.detect.decode import headers
     from tabulate.election import load_election
     from tabulate.store import open_store
+
+    decode_page = reader_decoder()
 
     election = load_election(ELECTION)
     sheets = list(ScanPlan([base]))

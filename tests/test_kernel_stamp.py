@@ -37,3 +37,45 @@ def test_the_installed_kernel_is_not_older_than_its_helpers():
 
     newest = max(os.stat(m.__file__).st_mtime_ns for m in (_areas, _interior))
     assert os.stat(_targets.__file__).st_mtime_ns >= newest
+
+
+def test_the_target_kernels_cache_is_keyed_on_its_helpers_content_too():
+    from tabulate.kernels import _areas, _interior, _targets
+
+    stamp = _targets.score_targets_kernel._cache._cache_file._source_stamp
+    assert stamp == _stamp.content_stamp(_targets.__file__, _areas.__file__, _interior.__file__)
+
+
+_KERNEL = """
+from numba import njit
+import _helper, _stamp
+from _helper import value
+
+@njit(cache=True)
+def kernel():
+    return value()
+
+_stamp.bind(kernel, __file__, _helper.__file__)
+print(kernel())
+"""
+
+
+def test_a_helper_edited_alone_is_compiled_again_not_loaded_stale(tmp_path):
+    """numba keys its cache on the kernel file's content only: a helper's edit must still reach the kernel
+    (without `_stamp.bind` this run prints 1, 1, 1)."""
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copy(_stamp.__file__, tmp_path / "_stamp.py")
+    (tmp_path / "_main.py").write_text(_KERNEL)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+    seen = []
+    for v in (1, 2, 2):
+        (tmp_path / "_helper.py").write_text(
+            f"from numba import njit\n\n@njit(cache=True)\ndef value():\n    return {v}\n"
+        )
+        run = subprocess.run([sys.executable, str(tmp_path / "_main.py")], env=env, capture_output=True, text=True)
+        seen.append(run.stdout.strip())
+    assert seen == ["1", "2", "2"]
+    assert list((tmp_path / "cache").rglob("*.nbi"))  # the cache was used, not bypassed

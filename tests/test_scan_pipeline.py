@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import tracemalloc
 
 import numpy as np
@@ -28,8 +29,9 @@ from test_scan_support import (  # noqa: F401 (fixtures)
     write_sheet,
 )
 
-from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, run_batch
+from tabulate.central import MISSING_BACK, MISSING_FRONT, ScanPlan, SourceError, pipeline, run_batch
 from tabulate.central.pages import PageLoadError, load_page
+from tabulate.central.readers import start_readers
 from tabulate.central.report import format_summary
 from tabulate.central.sources import PageSource
 from tabulate.store import open_store
@@ -313,3 +315,97 @@ def test_sheets_sent_several_to_a_task_are_recorded_once_each_as_one_at_a_time(t
     assert snaps[0] == snaps[1]
     assert [row[1] for row in snaps[1]] == list(range(1, 14))
     assert snaps[1][10][4] == ("reader_crashed",)
+
+
+# -- resuming: every page hashed once, by the worker that reads it ---------------------------
+def crash_interpreter(election, pages):
+    """A reader that kills its process on any page: a run that reads any sheet breaks its pool."""
+    os._exit(3)
+
+
+def _parent_never_fingerprints(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the parent hashed a page: the workers hash each page of a resumed batch")
+
+    monkeypatch.setattr(pipeline, "fingerprint", refuse)
+
+
+def test_a_resumed_batch_is_hashed_in_the_workers_and_its_recorded_sheets_are_not_read(tmp_path, store, e, monkeypatch):
+    make_batch(tmp_path / "b", e, 9)
+    first = run(store, e, "A", [tmp_path / "b"])
+    before = snapshot(store)
+    _parent_never_fingerprints(monkeypatch)
+    readers = start_readers(e, workers=2, interpreter=crash_interpreter)
+    restarts = []
+    real_restart = readers.restart
+    readers.restart = lambda: (restarts.append(1), real_restart())
+    try:
+        again = run_batch(store, e, store.open_batch("A", "election_day"), ScanPlan([tmp_path / "b"]), readers=readers)
+    finally:
+        readers.close()
+    assert (first.counted, again.sheets_read, again.already, again.added) == (9, 9, 9, 0)
+    assert restarts == []  # no recorded sheet reached the (crashing) reader
+    assert snapshot(store) == before
+
+
+def test_a_file_changed_after_it_was_listed_is_read_when_the_batch_resumes(tmp_path, store, e, monkeypatch):
+    b = tmp_path / "b"
+    make_batch(b, e, 4)
+    run(store, e, "A", [b])
+    plan = ScanPlan([b])  # listed now: the same four sheets, the same file names
+    write_sheet(b, "sheet-00002", e, OVERVOTE, salt=2)  # then sheet 2's files replaced under the same names
+    _parent_never_fingerprints(monkeypatch)
+    again = run_batch(store, e, store.open_batch("A", "election_day"), plan, workers=2, interpreter=fake_interpreter)
+    assert (again.sheets_read, again.already, again.needs_review, again.balanced) == (4, 3, 1, True)
+    new = [s for s in store.sheets() if s.position == 5]
+    assert len(new) == 1 and new[0].status == "needs_review" and "overvote" in {r.code for r in new[0].reasons}
+
+
+def test_a_recorded_sheet_met_again_earlier_in_the_input_is_read_as_its_next_occurrence(tmp_path, store, e):
+    """A copy of a recorded sheet put before it: the copy is the occurrence the batch holds, the
+    recorded files' sheet (hashed by a worker, not read) is a new occurrence, read and set aside."""
+    b = tmp_path / "b"
+    make_batch(b, e, 2)
+    run(store, e, "A", [b])
+    for side in ("front", "back"):
+        (b / f"sheet-00000-{side}.png").write_bytes((b / f"sheet-00001-{side}.png").read_bytes())
+    again = run(store, e, "A", [b])
+    assert (again.sheets_read, again.already, again.duplicate, again.balanced) == (3, 2, 1, True)
+    dup = [s for s in store.sheets() if s.status == "duplicate"]
+    assert [(s.position, tuple(r.code for r in s.reasons)) for s in dup] == [(3, ("duplicate_sheet",))]
+
+
+# -- a reader process keeps its page buffers ----------------------------------------------
+_PAGES_SCRIPT = """
+import resource, sys
+import numpy as np
+from tabulate.central.worker import init_worker, keep_page_buffers
+from tabulate.central.interpret import interpret_sheet
+from tabulate.election import load_election
+
+if sys.argv[1] == "reader":  # what a reader process does first (`init_worker`)
+    init_worker(load_election(sys.argv[2]), interpret_sheet, 1)
+faults = []
+for _ in range(6):  # two decoded 200 DPI pages a sheet, allocated, written and freed, sheet after sheet
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    pages = [np.empty((2200, 1700), np.uint8) for _ in range(2)]
+    for p in pages:
+        p.fill(255)
+    del pages
+    faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+print(keep_page_buffers(), max(faults[2:]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc settings (Linux)")
+def test_a_reader_process_reuses_its_page_buffers_instead_of_faulting_them_in_again(tmp_path):
+    """glibc handed a 3.7 MB page back to the kernel and faulted it in again for the next sheet
+    (1,962 page faults and ~8 CPU ms a G4 sheet in workers of a server started before the election
+    was known); a reader process keeps it (docs/perf.md, branch poolgap)."""
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-c", _PAGES_SCRIPT, "reader", str(ELECTION_PATH)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out[0] == "True"
+    assert int(out[1]) < 100  # the two pages are ~1,830 pages of 4 kB: they are not faulted in again

@@ -1,4 +1,4 @@
-"""The readers' preload leaves SciPy's linear algebra, CFFI and coverage out, and no kernel needs them.
+"""The readers' preload leaves SciPy, CFFI, coverage and PyYAML out (no kernel needs them) and freezes what it made.
 
 numba imports ``scipy.linalg`` when its array functions load, only to know
 whether ``np.dot``-like calls may use BLAS (0.21-0.27 CPU s of every cold
@@ -41,12 +41,15 @@ def test_the_preload_leaves_cffi_and_coverage_out_and_they_still_import_later():
         "assert 'cffi' not in sys.modules and 'coverage' not in sys.modules\n"
         "import tabulate.central.preload\n"
         "print('cffi' in sys.modules, 'coverage' in sys.modules, 'jsonschema' in sys.modules)\n"
-        "import cffi\n"
-        "print(type(cffi.FFI()).__name__)\n"
+        "print('scipy' in sys.modules, 'yaml' in sys.modules)\n"
+        "import cffi, yaml\n"
+        "print(type(cffi.FFI()).__name__, yaml.safe_load('a: 1'))\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("COV_CORE")}  # pytest-cov would preload coverage
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
-    assert out.split() == ["False", "False", "False", "FFI"]  # jsonschema: the readers never validate an election
+    # jsonschema: the readers never validate an election; scipy (numba checks its version) and yaml (numba's
+    # config file) are refused like cffi (tabulate.central.preload.REFUSED)
+    assert out.split() == ["False", "False", "False", "False", "False", "FFI", "{'a':", "1}"]
 
 
 def _blas_uses(path: Path) -> list[str]:
@@ -95,3 +98,46 @@ def test_only_the_forkserver_leaves_without_finalising_and_it_exits_cleanly():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     # A worker is forked from the server: it inherits the server's flag. The run's output pipe closes at the end.
     assert done.returncode == 0 and done.stdout.split() == ["True"], done.stderr[-2000:]
+
+
+def _gc_state() -> tuple[bool, int]:
+    import gc
+
+    return gc.isenabled(), gc.get_freeze_count()
+
+
+def test_the_server_freezes_what_it_loaded_so_its_workers_collect_only_their_own_objects():
+    """`frozen_for_forks`: a worker's first full collection no longer walks (and copies) the server's ~120,000 objects.
+
+    Python's documentation of ``gc.freeze``: "call gc.disable() early in the
+    parent process, gc.freeze() right before fork(), and gc.enable() early in
+    child processes."
+    """
+    import gc
+
+    import tabulate.central.preload  # noqa: F401
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # a plain import (a test, a benchmark): only the server
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from tabulate.central.readers_start import reader_context\n"
+        "from test_scan_preload import _gc_state\n"
+        "if __name__ == '__main__':\n"
+        "    with ProcessPoolExecutor(1, mp_context=reader_context()) as pool:\n"
+        "        print(*pool.submit(_gc_state).result(), flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    enabled, frozen = done.stdout.split()
+    assert enabled == "True"  # the workers collect their own garbage
+    assert int(frozen) > 50_000, done.stderr[-2000:]  # numba's registries and the modules: ~120,000 objects
+
+
+def test_the_preload_loads_the_readers_modules_though_tabulate_detect_loads_its_names_lazily():
+    """`tabulate.detect`'s names load on first use now (lazy_loader): the preload names its modules itself."""
+    wanted = ["tabulate.detect.read", "tabulate.detect.template", "tabulate.detect.decode", "tabulate.detect.score"]
+    wanted += ["tabulate.election.render", "numba", "cv2", "zxingcpp", "simplejpeg", "imagecodecs"]
+    code = f"import sys, tabulate.central.preload\nprint(*[m for m in {wanted!r} if m not in sys.modules])\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.split() == []

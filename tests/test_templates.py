@@ -269,3 +269,36 @@ def test_a_ranked_fit_off_by_more_than_the_anchors_search_is_fitted_again_from_i
     r = TemplateReader(str(tmp / "set")).read_image(election, image)
     assert r.ok, r.reason
     assert (r.style_id, r.page) == (tset.pages[0].style_id, tset.pages[0].page)
+
+
+def test_scouts_hidden_under_ink_the_page_registers_from_every_anchor(election, timing_set, monkeypatch):
+    """The half-resolution search starts from the scouts (half the anchors, spread over the page); where
+    they cannot be found (here four of the nine under blots of ink: five are too few to fit) it climbs
+    every anchor, and the page reads as it did, fitted to where it was (14 of 18 anchors still show:
+    as many as a fit must keep, `placement.anchors_needed`)."""
+    import tabulate.templates.align as align_module
+    from tabulate.templates.pages import prepared
+
+    tset, tmp = timing_set
+    reader = TemplateReader(str(tmp / "set"))
+    image = _warped_blank(tmp, tset, 1.0, 1.01, 0)
+    tp, before = reader.identify_and_register(image)
+    stack = prepared(reader.tset, tp).anchor_stack
+    blotted = image.copy()
+    for x, y in stack.scouts.xy[:4]:  # a 0.6 in blot of ink over four scouts
+        cx, cy = before.affine @ np.array([x, y, 1.0])
+        r = int(0.3 * before.px_per_in)
+        blotted[int(cy) - r : int(cy) + r, int(cx) - r : int(cx) + r] = 20
+    sizes: list[int] = []
+    refine = align_module.refine
+
+    def counted(img, affine, dpi, anchors, *a, **k):
+        sizes.append(len(anchors.xy))
+        return refine(img, affine, dpi, anchors, *a, **k)
+
+    monkeypatch.setattr(align_module, "refine", counted)
+    tp2, after = reader.identify_and_register(blotted)
+    assert tp2 is tp
+    assert sizes[:2] == [len(stack.scouts.xy), len(stack.xy)]  # the scouts, then every anchor
+    corners = np.array([[0, 0, 1], [8.5, 11, 1], [8.5, 0, 1]]).T
+    assert np.abs(after.affine @ corners - before.affine @ corners).max() < 0.01 * before.px_per_in

@@ -7,17 +7,40 @@ they use is `tabulate.adjudicate.web` (``tabulate review serve``); everything
 here works without it. See docs/adjudication.md.
 """
 
-from .auditlog import Verification, verify
-from .decisions import Decision, apply_pending, reopen
-from .entries import NOT_COUNTED, DecidedVotes, DecisionError, Entry, WriteInReading, decided_votes
-from .leases import LeaseLost, lease, lease_next
-from .panels import Panel, Team, TeamError
-from .queue import QueueFilter, list_queue, progress, sync
-from .recording import RecordResult, record_entry
-from .records import adjudicated_counts, adjudicated_records
-from .schema import connect, migrate
-from .source import ReviewSheet, SourceError, StoreSource
-from .users import LoginFailed, User, UserError, add_user, authenticate
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import lazy_loader
+
+if TYPE_CHECKING:
+    from .auditlog import Verification, verify
+    from .decisions import Decision, apply_pending, reopen
+    from .entries import NOT_COUNTED, DecidedVotes, DecisionError, Entry, WriteInReading, decided_votes
+    from .leases import LeaseLost, lease, lease_next
+    from .panels import Panel, Team, TeamError
+    from .queue import QueueFilter, list_queue, progress, sync
+    from .recording import RecordResult, record_entry
+    from .records import adjudicated_counts, adjudicated_records
+    from .schema import connect, migrate
+    from .source import ReviewSheet, SourceError, StoreSource
+    from .users import LoginFailed, User, UserError, add_user, authenticate
+
+#: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
+_WHERE = {
+    "auditlog": ["Verification", "verify"],
+    "decisions": ["Decision", "apply_pending", "reopen"],
+    "entries": ["NOT_COUNTED", "DecidedVotes", "DecisionError", "Entry", "WriteInReading", "decided_votes"],
+    "leases": ["LeaseLost", "lease", "lease_next"],
+    "panels": ["Panel", "Team", "TeamError"],
+    "queue": ["QueueFilter", "list_queue", "progress", "sync"],
+    "recording": ["RecordResult", "record_entry"],
+    "records": ["adjudicated_counts", "adjudicated_records"],
+    "schema": ["connect", "migrate"],
+    "source": ["ReviewSheet", "SourceError", "StoreSource"],
+    "users": ["LoginFailed", "User", "UserError", "add_user", "authenticate"],
+}
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=_WHERE)
 
 __all__ = [
     "NOT_COUNTED",

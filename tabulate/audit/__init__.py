@@ -5,10 +5,36 @@
   recount (4:220, KRS 120.157).
 """
 
-from .handeye import AuditError, AuditState, SelectionError, TallyError, audit_state, enter_tally, start_audit
-from .margins import AUTOMATIC_RECOUNT_OFFICES, RaceMargin, race_margin
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import lazy_loader
+
+# Eager, not lazy (it loads nothing heavy): a function has its submodule's name, and importing the submodule (anyone's
+# ``import tabulate.audit.recanvass``) would otherwise leave the package's name bound to the module.
 from .recanvass import Recanvass, last_snapshot, recanvass, record_snapshot
-from .recount import BoardDecision, RecountBallot, RecountResult, recount_result, recount_sheets
+
+if TYPE_CHECKING:
+    from .handeye import AuditError, AuditState, SelectionError, TallyError, audit_state, enter_tally, start_audit
+    from .margins import AUTOMATIC_RECOUNT_OFFICES, RaceMargin, race_margin
+    from .recount import BoardDecision, RecountBallot, RecountResult, recount_result, recount_sheets
+
+#: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
+_WHERE = {
+    "handeye": [
+        "AuditError",
+        "AuditState",
+        "SelectionError",
+        "TallyError",
+        "audit_state",
+        "enter_tally",
+        "start_audit",
+    ],
+    "margins": ["AUTOMATIC_RECOUNT_OFFICES", "RaceMargin", "race_margin"],
+    "recount": ["BoardDecision", "RecountBallot", "RecountResult", "recount_result", "recount_sheets"],
+}
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=_WHERE)
 
 __all__ = [
     "AUTOMATIC_RECOUNT_OFFICES",

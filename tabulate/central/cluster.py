@@ -39,7 +39,7 @@ from ..store.base import SheetOutcome, SheetReason
 from .interpret import Interpreter
 from .pipeline import READER_CRASHED, READER_TIMED_OUT
 from .sources import SheetSource
-from .worker import fingerprint, read_sheet_source
+from .worker import fingerprint, keep_page_buffers, read_sheet_source
 
 #: Seconds to reach a scheduler, or for a local cluster's workers to start.
 CONNECT_TIMEOUT_S = 60
@@ -53,6 +53,7 @@ class ClusterError(TabulateError, RuntimeError):
 
 def read_on_worker(election: Election, interpreter: Interpreter, sheet: SheetSource) -> SheetOutcome:
     """The cluster's task: one sheet (never raises for anything the sheet holds)."""
+    keep_page_buffers()  # as the pool's readers (`init_worker`); once a process
     return read_sheet_source(election, interpreter, sheet)
 
 

@@ -11,8 +11,12 @@ Why a run can be killed at any moment and started again:
   fully recorded (pages, reasons, reading, votes) or absent.
 * Re-running a batch fingerprints each sheet first and skips those the batch
   already holds (same identity, same occurrence) without decoding them again;
-  the rest are read and recorded. The store refuses to record a sheet twice
-  even if asked.
+  the rest are read and recorded. On the process pool the worker does it: it
+  is told which identities the batch holds for the sheet's files, loads and
+  hashes the pages (once: the identity is of the bytes it read, so a file
+  changed since is read as the new sheet it is) and sends back a sheet the
+  batch holds unread; the parent then checks its occurrence in feed order.
+  The store refuses to record a sheet twice even if asked.
 * A reader that crashes (a decoder fault, the kernel's OOM killer) or hangs
   breaks the pool; the sheets in flight are then re-read one at a time in a
   fresh process, and only the one that breaks it again is set aside
@@ -30,6 +34,7 @@ from collections import Counter, deque
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
+from typing import Iterable
 
 from ..election import Election
 from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, Store
@@ -44,8 +49,8 @@ from .readers import (  # noqa: F401  (re-exported: where callers have always fo
     ReadersUnavailable,
     start_readers,
 )
-from .sources import ScanPlan
-from .worker import fingerprint
+from .sources import ScanPlan, SheetSource
+from .worker import Fingerprinted, fingerprint
 
 #: Sheets per store transaction, and the longest a read sheet waits to be committed.
 COMMIT_SHEETS = 64
@@ -53,6 +58,7 @@ COMMIT_SECONDS = 0.5
 #: Sheets handed to a reader process in one task (the pool; a Dask cluster takes one at a time).
 TASK_SHEETS = 4
 _END = object()
+_SEP = "\0"  # between a sheet's page sources: no file name holds it
 #: FOR TESTS ONLY, never in an election: a whole number N makes a run stop for good once it has
 #: committed N sheets (0: as soon as its readers are started), after writing `TEST_PAUSE_MARK`
 #: on stderr. A test then kills the process at a known point, whatever the machine's speed.
@@ -102,7 +108,7 @@ class RunSummary:
 
 
 class _Occurrences:
-    """How many times each identity has been seen so far in this run's input.
+    """How many times each identity has been seen so far in this run's input, and (resuming) what the batch holds.
 
     Kept in a private temporary SQLite file (deleted on close) rather than a
     dict, so that the parent's memory does not grow with the batch: SQLite
@@ -112,6 +118,21 @@ class _Occurrences:
     def __init__(self):
         self._db = sqlite3.connect("", isolation_level=None)  # "": a private temporary on-disk database
         self._db.execute("CREATE TABLE seen (identity BLOB PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID")
+        self._db.execute("CREATE TABLE recorded (sources TEXT NOT NULL, identity TEXT NOT NULL)")
+
+    def remember(self, recorded: Iterable[tuple[str, tuple[str, ...]]]) -> None:
+        """A resumed batch's sheets (identity, page sources), for `recorded_for` (kept here, not in memory)."""
+        self._db.execute("BEGIN")
+        self._db.executemany(
+            "INSERT INTO recorded VALUES (?, ?)", ((_SEP.join(sources), ident) for ident, sources in recorded)
+        )
+        self._db.execute("COMMIT")
+        self._db.execute("CREATE INDEX recorded_sources ON recorded (sources)")
+
+    def recorded_for(self, sheet: SheetSource) -> frozenset[str]:
+        """The identities the batch holds for a sheet of exactly these page files."""
+        key = _SEP.join(p.label for p in sheet.pages)
+        return frozenset(r[0] for r in self._db.execute("SELECT identity FROM recorded WHERE sources = ?", (key,)))
 
     def next(self, identity: str) -> int:
         (n,) = self._db.execute(
@@ -259,17 +280,36 @@ def run_batch(
     sources = iter(plan)
     # A few sheets per task when the readers take them (the pool): one round trip, one pickle each
     # way and one wake-up of each process for all of them, not for every sheet (docs/perf.md).
-    submit_many = getattr(readers, "submit_many", None) if task_sheets > 1 else None
+    submit_many = getattr(readers, "submit_many", None) if task_sheets > 1 or resume else None
     per_task = task_sheets if submit_many is not None else 1
+    # Resuming on the pool, each sheet's files are hashed once, by the worker that reads them; the
+    # sheets the batch holds come back unread (`worker.read_unless_recorded`). Elsewhere (a Dask
+    # cluster) this process fingerprints each sheet first, as before.
+    in_workers = resume and submit_many is not None
+    if in_workers:
+        occurrences.remember(store.recorded_sources(batch.id))
     depth = 4 * readers.workers * per_task
     exhausted = False
 
     def submit(chunk: list) -> None:
-        if submit_many is None or len(chunk) <= 1:
-            window.extend((s, occ, ident, readers.submit(s), None) for s, occ, ident in chunk)
+        if submit_many is None or (len(chunk) <= 1 and not in_workers):
+            window.extend((s, occ, ident, readers.submit(s), None) for s, occ, ident, _ in chunk)
         else:
-            future = submit_many([s for s, _, _ in chunk])
-            window.extend((s, occ, ident, future, i) for i, (s, occ, ident) in enumerate(chunk))
+            recorded = [known for *_, known in chunk] if in_workers else None
+            future = (
+                submit_many([s for s, *_ in chunk], recorded) if in_workers else submit_many([s for s, *_ in chunk])
+            )
+            window.extend((s, occ, ident, future, i) for i, (s, occ, ident, _) in enumerate(chunk))
+
+    def already_or_read(sheet: SheetSource, fp: Fingerprinted) -> None:
+        """A sheet a worker hashed but did not read: the batch holds it, or (its occurrence is new) it is read."""
+        occurrence = occurrences.next(fp.identity)
+        if store.has_sheet(batch.id, fp.identity, occurrence):
+            summary.sheets_read += 1
+            summary.already += 1
+            bar.update(1)
+        else:  # the same images again, further on in this input than the batch holds: read it now
+            accept(readers.isolated(sheet), occurrence, fp.identity)
 
     def take() -> list:
         """Up to ``per_task`` sheets to read, fewer when the input ends or a hot folder has no more ready."""
@@ -283,6 +323,9 @@ def run_batch(
             if sheet is None:  # a hot folder with nothing ready yet: what it gave goes now
                 break
             occurrence = identity = None
+            if in_workers:  # the worker hashes it and reads it only if the batch lacks it (`recorded_for`)
+                chunk.append((sheet, occurrence, identity, occurrences.recorded_for(sheet)))
+                continue
             if resume:  # fingerprint first: sheets already recorded are not read again
                 identity = fingerprint(sheet, election)[2]
                 occurrence = occurrences.next(identity)
@@ -291,7 +334,7 @@ def run_batch(
                     summary.already += 1
                     bar.update(1)
                     continue
-            chunk.append((sheet, occurrence, identity))
+            chunk.append((sheet, occurrence, identity, None))
         return chunk
 
     def feed() -> None:
@@ -328,7 +371,11 @@ def run_batch(
                 feed()
                 continue
             window.popleft()
-            accept(result if index is None else result[index], occurrence, identity)
+            outcome = result if index is None else result[index]
+            if isinstance(outcome, Fingerprinted):
+                already_or_read(sheet, outcome)
+            else:
+                accept(outcome, occurrence, identity)
             feed()
         commit()
         summary.complete = True

@@ -91,9 +91,15 @@ class _Readers:
     def submit(self, sheet: SheetSource) -> Future:
         return self._pool.submit(read_task, sheet)
 
-    def submit_many(self, sheets: list[SheetSource]) -> Future:
-        """A few sheets as one task: a Future of their outcomes, in the same order."""
-        return self._pool.submit(read_tasks, sheets)
+    def submit_many(self, sheets: list[SheetSource], recorded: list[frozenset[str]] | None = None) -> Future:
+        """A few sheets as one task: a Future of their outcomes, in the same order.
+
+        ``recorded`` (a resumed batch): each sheet's identities the batch holds; such a sheet comes back
+        `Fingerprinted`, not read (`worker.read_sheet_source`).
+        """
+        if recorded is None:
+            return self._pool.submit(read_tasks, sheets)
+        return self._pool.submit(read_tasks, sheets, recorded)
 
     def restart(self) -> None:
         _kill(self._pool)

@@ -7,10 +7,13 @@ becomes a rejection with a reason.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
 import traceback
+from collections.abc import Collection
+from dataclasses import dataclass
 
 from ..election import PAPER_SIZES_IN, Election
 from ..store.base import PageImage, SheetOutcome, SheetReason, sheet_identity
@@ -47,9 +50,48 @@ def fingerprint(
     return data, tuple(images), sheet_identity(p.sha256 for p in images), error
 
 
+@dataclass(frozen=True)
+class Fingerprinted:
+    """A sheet of a resumed batch loaded and hashed but not read: its identity is one the batch holds.
+
+    The parent decides from it, in feed order, whether the batch holds this
+    very sheet (same identity, same occurrence) or the sheet must be read.
+    """
+
+    position: int
+    identity: str
+    pages: tuple[PageImage, ...]
+
+
 def read_sheet_source(election: Election, interpreter: Interpreter, sheet: SheetSource) -> SheetOutcome:
     """Load, fingerprint and interpret one sheet; never raises for anything the sheet holds."""
-    data, images, identity, error = fingerprint(sheet, election)
+    return _interpret(election, interpreter, sheet, fingerprint(sheet, election))
+
+
+def read_unless_recorded(
+    election: Election, interpreter: Interpreter, sheet: SheetSource, recorded: Collection[str]
+) -> SheetOutcome | Fingerprinted:
+    """`read_sheet_source`, except for a sheet whose pages make an identity in ``recorded``.
+
+    ``recorded``: identities a resumed batch already holds for a sheet of
+    these files. Such a sheet is not read: a `Fingerprinted` goes back, and
+    the parent decides. Its pages are thus read and hashed once, here (the
+    parent no longer hashes every file of a resumed batch first), and a file
+    changed since its sheet was recorded makes another identity and is read.
+    """
+    loaded = fingerprint(sheet, election)
+    if loaded[2] in recorded:
+        return Fingerprinted(sheet.position, loaded[2], loaded[1])
+    return _interpret(election, interpreter, sheet, loaded)
+
+
+def _interpret(
+    election: Election,
+    interpreter: Interpreter,
+    sheet: SheetSource,
+    loaded: tuple[list[bytes | None], tuple[PageImage, ...], str, PageLoadError | None],
+) -> SheetOutcome:
+    data, images, identity, error = loaded
     if error is not None:
         result = Interpretation("rejected", (SheetReason(error.code, error.detail),))
     elif sheet.missing is not None:
@@ -133,9 +175,44 @@ def one_thread_per_worker() -> None:
     cv2.setNumThreads(1)
 
 
+#: glibc's ``mallopt`` parameters, and the values a reader process takes (`keep_page_buffers`).
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+MMAP_THRESHOLD_BYTES = 32 << 20  # glibc's most on 64-bit: a 200 DPI page (3.7 MB grey) stays on the heap
+TRIM_THRESHOLD_BYTES = 64 << 20
+
+
+@functools.cache  # once a process: the settings are the process's
+def keep_page_buffers() -> bool:
+    """Make glibc keep a freed page's memory for the next page instead of handing it back to the kernel.
+
+    A decoded 200 DPI page is 3.7 MB. glibc gives a block that large its own
+    mapping (``mmap``) unless its adaptive threshold has risen past it, and
+    returns the top of its heap to the kernel once more than twice that
+    threshold is free; a page then costs ~950 page faults (the kernel zeroing
+    each 4 kB) every time it is allocated. Whether the threshold had risen
+    depended on how the reader processes were started: forked from a server
+    that had built the election's layouts (big arrays, freed), it had; forked
+    from one started before the election was known (``tabulate scan`` on the
+    command line, a station), it had not, and every G4 sheet took 1,962 page
+    faults and 15-19 CPU ms instead of 12 faults and 10 ms (docs/perf.md,
+    branch poolgap). Fixed thresholds make it the same either way. False
+    where there is no glibc (macOS, musl, Windows): nothing is changed.
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES))
+
+
 def init_worker(election: Election, interpreter: Interpreter, scan_pid: int) -> None:
     """Pool initializer: keep the election and the interpreter for every task; exit with the scan."""
     one_thread_per_worker()
+    keep_page_buffers()
     _state["election"] = election
     _state["interpreter"] = interpreter
     threading.Thread(target=_exit_when_orphaned, args=(scan_pid,), daemon=True).start()
@@ -151,6 +228,14 @@ def read_task(sheet: SheetSource) -> SheetOutcome:
     return read_sheet_source(_state["election"], _state["interpreter"], sheet)
 
 
-def read_tasks(sheets: list[SheetSource]) -> list[SheetOutcome]:
-    """The pool's task: a few sheets in feed order, one outcome each (one round trip for all of them)."""
-    return [read_sheet_source(_state["election"], _state["interpreter"], s) for s in sheets]
+def read_tasks(
+    sheets: list[SheetSource], recorded: list[frozenset[str]] | None = None
+) -> list[SheetOutcome | Fingerprinted]:
+    """The pool's task: a few sheets in feed order, one outcome each (one round trip for all of them).
+
+    ``recorded``: for a resumed batch, each sheet's identities already in the batch (`read_unless_recorded`).
+    """
+    election, interpreter = _state["election"], _state["interpreter"]
+    if recorded is None:
+        return [read_sheet_source(election, interpreter, s) for s in sheets]
+    return [read_unless_recorded(election, interpreter, s, k) for s, k in zip(sheets, recorded)]

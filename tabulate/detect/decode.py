@@ -268,12 +268,8 @@ def _decode_pdf(data, header: PageHeader) -> np.ndarray:
     return img
 
 
-def decode_page(data: bytes, header: PageHeader) -> np.ndarray:
-    """Decode one page to greyscale uint8; ReadError ``corrupt_image`` / ``unsupported_image``.
-
-    ``data`` may be an ``mmap`` of a TIFF file: libtiff then reads that page's
-    directory and strips only.
-    """
+def _decoded(data, header: PageHeader) -> np.ndarray:
+    """The decoder's own array for one page (a bitonal TIFF's is ``bool``); ReadError if it does not decode."""
     if header.refusal is not None:
         raise ReadError(*header.refusal)
     try:
@@ -293,10 +289,87 @@ def decode_page(data: bytes, header: PageHeader) -> np.ndarray:
         raise
     except Exception as e:  # each codec has its own error types; all mean a damaged file
         raise ReadError("corrupt_image", f"the {header.format.upper()} image is truncated or damaged: {e}") from None
-    img = _to_gray(np.asarray(img), header.photometric)
-    if img.shape != (header.height, header.width):
+    return np.asarray(img)
+
+
+def _check_shape(shape: tuple[int, ...], header: PageHeader) -> None:
+    if shape != (header.height, header.width):
         raise ReadError(
             "corrupt_image",
-            f"decoded {img.shape[1]} x {img.shape[0]} px where the header said {header.width} x {header.height}",
+            f"decoded {shape[1]} x {shape[0]} px where the header said {header.width} x {header.height}",
         )
+
+
+def decode_page(data: bytes, header: PageHeader) -> np.ndarray:
+    """Decode one page to greyscale uint8; ReadError ``corrupt_image`` / ``unsupported_image``.
+
+    ``data`` may be an ``mmap`` of a TIFF file: libtiff then reads that page's
+    directory and strips only.
+    """
+    img = _to_gray(_decoded(data, header), header.photometric)
+    _check_shape(img.shape, header)
     return img
+
+
+@dataclass(frozen=True, eq=False)
+class BitonalPage:
+    """A bitonal page as its decoder gave it: one byte a pixel, 0 or 1, and the grey level of each.
+
+    ``levels`` is ``(0, 255)`` (min-is-black: a 1 is paper) or ``(255, 0)``
+    (min-is-white: a 1 is ink): the page `decode_page` gives is
+    ``levels[bits]``. The reader reads it as it is
+    (`tabulate.detect.read.read_image`): the target kernel looks each byte's
+    level up, and the few small regions read as grey (the corner windows, the
+    streak bands, the style code's crop) are converted alone (`grey`), so no
+    page-wide conversion is made (docs/perf.md, "This round (branch g4direct)").
+    """
+
+    bits: np.ndarray
+    levels: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.bits.shape  # type: ignore[return-value]
+
+    def grey_page(self) -> np.ndarray:
+        """The whole page as grey (what `decode_page` gives), a new array."""
+        return grey(self.bits, self.levels)
+
+
+def _levels(paper: int) -> np.ndarray:
+    out = np.array((255 - paper, paper), np.uint8)
+    out.flags.writeable = False
+    return out
+
+
+#: A bitonal page's levels by TIFF photometric (0 min-is-white: a 1 is ink; 1 min-is-black: a 1 is paper).
+_LEVELS = {0: _levels(0), 1: _levels(255)}
+
+
+def grey(region: np.ndarray, levels: np.ndarray | None) -> np.ndarray:
+    """``region`` of a page as grey levels: itself when ``levels`` is None (a grey page), else ``levels[region]``
+    for a bitonal page's bytes, a new C-contiguous array made by one numpy operation (negated, or -1, wrapping
+    in uint8: 1 -> 255 and 0 -> 0, or 0 -> 255 and 1 -> 0), which cost a corner window a fifth of OpenCV's
+    table look-up here."""
+    if levels is None:
+        return region
+    if levels[1]:  # min-is-black: a 1 is paper
+        return np.negative(region)
+    return np.subtract(region, np.uint8(1))
+
+
+def decode_native(data: bytes, header: PageHeader) -> np.ndarray | BitonalPage:
+    """`decode_page`, but a bitonal TIFF page (CCITT G4) as its decoder's own bytes (`BitonalPage`).
+
+    Converting a 200 DPI bitonal page to grey is a pass over 3.7 million
+    bytes (~0.15 ms); the reader does not need it. Any other page is grey, as
+    `decode_page` gives it.
+    """
+    a = _decoded(data, header)
+    if header.format != "tiff" or a.dtype != np.bool_ or a.ndim != 2:
+        img = _to_gray(a, header.photometric)
+        _check_shape(img.shape, header)
+        return img
+    _check_shape(a.shape, header)
+    bits = np.ascontiguousarray(a).view(np.uint8)  # a bool's byte is 0 or 1: the decoder's buffer, not a copy
+    return BitonalPage(bits, _LEVELS[0 if header.photometric == 0 else 1])

@@ -36,26 +36,35 @@ ISOLATED_MIN = 0.005
 SIGMA_PX = 1.5
 
 
-def _bitonal(pixels: np.ndarray) -> bool:
-    """Whether every pixel is 0 or 255 (counted, not compared twice: this runs on every page)."""
-    return np.count_nonzero(pixels) == np.count_nonzero(pixels == 255)
+def _bitonal(pixels: np.ndarray, black: int, white: int) -> bool:
+    """Whether every pixel is ``black`` or ``white`` (counted: this runs on every page)."""
+    return np.count_nonzero(pixels == black) + np.count_nonzero(pixels == white) == pixels.size
 
 
-def isolated_share(image: np.ndarray) -> float:
-    """The share of sampled pixels that are black with no black 4-neighbour (0 for a non-bitonal image)."""
+def isolated_share(image: np.ndarray, black: int = 0, white: int = 255) -> float:
+    """The share of sampled pixels that are black with no black 4-neighbour (0 for a non-bitonal image).
+
+    ``black`` and ``white`` are the image's two values: 0 and 255 for a grey page, or a bitonal page's
+    own bytes (`tabulate.detect.decode.BitonalPage`: 0 and 1, either way round)."""
     h, w = image.shape
     n = (h - 2 - STEP) // STEP + 1  # rows STEP, 2 STEP, ... below h - 1 (each has a row under it)
-    if n <= 0 or w < 3 or not _bitonal(image[h // 2]):  # grey (one row says so, almost always): not bitonal
+    if n <= 0 or w < 3 or not _bitonal(image[h // 2], black, white):  # grey (one row says so): not bitonal
         return 0.0
     stop = STEP + n * STEP
     mid = image[STEP:stop:STEP]  # views, not copies
-    if not _bitonal(mid):
+    if not _bitonal(mid, black, white):
         return 0.0
-    black = mid == 0
-    clear = ~black[:, :-2] & ~black[:, 2:]
-    clear &= image[STEP - 1 : stop - 1 : STEP, 1:-1] != 0
-    clear &= image[STEP + 1 : stop + 1 : STEP, 1:-1] != 0
-    return np.count_nonzero(black[:, 1:-1] & clear) / (n * (w - 2))
+    dark = mid == black
+    clear = ~dark[:, :-2] & ~dark[:, 2:]
+    clear &= image[STEP - 1 : stop - 1 : STEP, 1:-1] != black
+    clear &= image[STEP + 1 : stop + 1 : STEP, 1:-1] != black
+    return np.count_nonzero(dark[:, 1:-1] & clear) / (n * (w - 2))
+
+
+def diffused_bits(bits: np.ndarray, levels: np.ndarray) -> bool:
+    """Whether a bitonal page's own bytes (``levels[bits]`` is its grey page) were made by error diffusion."""
+    black = 0 if int(levels[0]) == 0 else 1
+    return isolated_share(bits, black, 1 - black) > ISOLATED_MIN
 
 
 def undither(image: np.ndarray) -> np.ndarray:

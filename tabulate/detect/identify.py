@@ -14,6 +14,7 @@ import zxingcpp
 
 from ..election.geometry import STYLE_CODE_QUIET_IN, StyleCode, style_code_rect
 from ..election.model import Election
+from .decode import grey
 from .errors import ReadError
 from .streaks import repair
 
@@ -22,10 +23,16 @@ CROP_MARGIN_IN = 0.08
 
 
 def code_crop(
-    image: np.ndarray, affine: np.ndarray, width_in: float, height_in: float, streaks: np.ndarray | None = None
+    image: np.ndarray,
+    affine: np.ndarray,
+    width_in: float,
+    height_in: float,
+    streaks: np.ndarray | None = None,
+    levels: np.ndarray | None = None,
 ) -> np.ndarray:
     """The image region holding the style code and its quiet zone (a C-contiguous copy), with any
-    scanner streak columns (``streaks``, one bool per image column) patched from their neighbours."""
+    scanner streak columns (``streaks``, one bool per image column) patched from their neighbours.
+    ``levels``: ``image`` is a bitonal page's bytes (`tabulate.detect.decode.BitonalPage`); the crop is grey."""
     r = style_code_rect(width_in, height_in).inset(-(STYLE_CODE_QUIET_IN + CROP_MARGIN_IN))
     corners = np.array([(r.x, r.y, 1.0), (r.right, r.y, 1.0), (r.x, r.bottom, 1.0), (r.right, r.bottom, 1.0)])
     px = corners @ affine.T
@@ -33,7 +40,7 @@ def code_crop(
     c1, r1 = np.ceil(px.max(axis=0)).astype(int)
     rows, cols = image.shape
     r0, r1, c0, c1 = max(0, r0), min(rows, r1), max(0, c0), min(cols, c1)
-    crop = np.ascontiguousarray(image[r0:r1, c0:c1])
+    crop = np.ascontiguousarray(image[r0:r1, c0:c1]) if levels is None else grey(image[r0:r1, c0:c1], levels)
     if streaks is not None and c1 > c0:
         crop = repair(crop, streaks[c0:c1])
     return crop

@@ -17,8 +17,8 @@ from ..core.marks import BallotMarks, OptionMark
 from ..core.pagebytes import PageBytes, page_sha256
 from ..election.geometry import StyleCode
 from ..election.model import PAPER_SIZES_IN, Election
-from .decode import check_size, decode_page, headers, read_source
-from .dither import undither
+from .decode import BitonalPage, check_size, decode_native, decode_page, headers, read_source
+from .dither import diffused_bits, undither
 from .errors import ReadError
 from .identify import check_style_code, code_crop, read_style_code
 from .reading import PageReading, SheetReading
@@ -41,7 +41,7 @@ PDF_PAGE_RENDERED = "pdf_page_rendered"
 
 def read_image(
     election: Election,
-    image: np.ndarray,
+    image: np.ndarray | BitonalPage,
     *,
     source: str = "<array>",
     index: int = 0,
@@ -50,14 +50,22 @@ def read_image(
     code: StyleCode | None = None,
     _timings: list | None = None,
 ) -> PageReading:
-    """Read one decoded page image (greyscale ``uint8``, 255 = paper).
+    """Read one decoded page image (greyscale ``uint8``, 255 = paper, or a bitonal page's own bytes).
 
-    ``code``, when given, is used instead of reading the page's own style
+    A `BitonalPage` (`decode_native`) is read as its decoder gave it, with
+    the grey level of each byte: the same reading as its grey page, without
+    converting the page. ``code``, when given, is used instead of reading the page's own style
     code (see `identify_from_other_side`); the reading is flagged
     ``style_code_from_other_side``.
     """
     timings = _timings if _timings is not None else []
     base: dict = {"source": source, "index": index, "digest": digest}
+    levels: np.ndarray | None = None
+    if isinstance(image, BitonalPage) and diffused_bits(image.bits, image.levels):
+        image = image.grey_page()  # error diffusion: read as the grey its dots stand for (below)
+    elif isinstance(image, BitonalPage):
+        levels = image.levels
+        image = image.bits
     try:
         if image.dtype != np.uint8 or image.ndim != 2:
             raise ReadError(
@@ -66,21 +74,22 @@ def read_image(
         base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
         width_in, height_in = PAPER_SIZES_IN[election.paper_size]
         t0 = time.perf_counter()
-        image = undither(image)  # a scanner's error-diffusion dots back to grey (`tabulate.detect.dither`)
-        reg = register_page(image, width_in, height_in)
+        if levels is None:  # a scanner's error-diffusion dots back to grey (`tabulate.detect.dither`)
+            image = undither(image)
+        reg = register_page(image, width_in, height_in, levels=levels)
         t1 = time.perf_counter()
         timings.append(("register", (t1 - t0) * 1e3))
         base.update(reg.evidence())
-        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
+        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink, levels=levels)
         given = code is not None
         if code is None:
             code = check_style_code(
-                election, read_style_code(code_crop(image, reg.affine, width_in, height_in, streaks))
+                election, read_style_code(code_crop(image, reg.affine, width_in, height_in, streaks, levels))
             )
         t2 = time.perf_counter()
         timings.append(("identify", (t2 - t1) * 1e3))
         base.update(hash_prefix=code.hash_prefix, style_id=code.style_id, precinct_id=code.precinct_id, page=code.page)
-        targets, flags = score_page(election, image, reg, code.style_id, code.page, settings, streaks)
+        targets, flags = score_page(election, image, reg, code.style_id, code.page, settings, streaks, levels=levels)
         flags = flags + ((FROM_OTHER_SIDE,) if given else ())
         timings.append(("score", (time.perf_counter() - t2) * 1e3))
         return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
@@ -90,8 +99,10 @@ def read_image(
         return _rejected(base, ReadError("internal_error", f"reader error {type(e).__name__}: {e}"), timings)
 
 
-def _file_pages(election: Election, source, paper_in: tuple[float, float] | None = None) -> list[tuple[dict, object]]:
-    """(base fields, decoded image or ReadError) for each page of one source."""
+def _file_pages(
+    election: Election, source, paper_in: tuple[float, float] | None = None, native: bool = False
+) -> list[tuple[dict, object]]:
+    """(base fields, decoded image or ReadError) for each page of one source (``native``: `decode_native`)."""
     name = source if isinstance(source, str) else ("<bytes>" if isinstance(source, (bytes, bytearray)) else str(source))
     known = source.sha256 if isinstance(source, PageBytes) else None  # hashed once, by the worker that loaded it
     try:
@@ -114,7 +125,7 @@ def _file_pages(election: Election, source, paper_in: tuple[float, float] | None
         t0 = time.perf_counter()
         try:
             check_size(h, paper)
-            img = decode_page(data, h)
+            img = (decode_native if native else decode_page)(data, h)
         except ReadError as e:
             out.append((base, e))
             continue
@@ -145,14 +156,20 @@ class PageReader(Protocol):
 
 
 def read_file(
-    election: Election, source, *, settings: ReadSettings = DEFAULT_SETTINGS, reader: PageReader | None = None
-) -> list[tuple[PageReading, np.ndarray | None]]:
+    election: Election,
+    source,
+    *,
+    settings: ReadSettings = DEFAULT_SETTINGS,
+    reader: PageReader | None = None,
+    native: bool = False,
+) -> list[tuple[PageReading, np.ndarray | BitonalPage | None]]:
     """Each page of one file: its reading and its decoded image (None if it did not decode).
 
     ``reader`` reads the decoded pages instead of our own layout's reader.
+    ``native`` (our own reader only): a bitonal page's image is its `BitonalPage`, not a grey copy.
     """
     out = []
-    for base, item in _file_pages(election, source, reader.paper_in if reader else None):
+    for base, item in _file_pages(election, source, reader.paper_in if reader else None, native and reader is None):
         extra = base.pop("_flags", ())
         if isinstance(item, ReadError):
             out.append((PageReading(**base, reason_code=item.code, reason=item.reason), None))
@@ -189,9 +206,10 @@ def read_sheet(
     """
     if isinstance(sources, (str, bytes, bytearray)) or not isinstance(sources, Iterable):
         sources = [sources]
-    items: list[tuple[PageReading, np.ndarray | None]] = []
+    items: list[tuple[PageReading, np.ndarray | BitonalPage | None]] = []
     for s in sources:
-        items.extend(read_file(election, s, settings=settings, reader=reader))
+        # Our own reader reads a bitonal page's bytes as decoded (`decode_native`): no grey copy of the page.
+        items.extend(read_file(election, s, settings=settings, reader=reader, native=True))
     pages = [r for r, _ in items]
     if reader is None:  # our own ballots' style codes: a side that did not read is identified from the other
         pages = identify_from_other_side(election, pages, [img for _, img in items], settings=settings)
@@ -201,7 +219,7 @@ def read_sheet(
 def identify_from_other_side(
     election: Election,
     pages: Sequence[PageReading],
-    images: Sequence[np.ndarray | None],
+    images: Sequence[np.ndarray | BitonalPage | None],
     *,
     settings: ReadSettings = DEFAULT_SETTINGS,
 ) -> list[PageReading]:

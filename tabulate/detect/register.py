@@ -19,6 +19,7 @@ import numpy as np
 
 from ..election.geometry import CORNER_WINDOW_IN, MARK_BIG_IN, MARK_SMALL_IN, registration_marks
 from ..kernels import mark_components, refine_mark
+from .decode import grey
 from .errors import ReadError
 
 #: Image corners, clockwise from the top-left.
@@ -178,16 +179,19 @@ def _subsample(window: np.ndarray, step: int) -> np.ndarray:
     return window[np.ix_(r, c)]
 
 
-def _find_mark(window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bool]) -> _Mark | None:
+def _find_mark(
+    window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bool], levels: np.ndarray | None = None
+) -> _Mark | None:
     """The solid square in a corner window, or None.
 
     Components are found on a subsampled copy (3x at 200 DPI), after an
     opening that removes scanner streaks and specks; the centre is refined at
     full resolution. A mark cut by the image's edge is placed from its uncut
-    sides (see `_candidate`).
+    sides (see `_candidate`). ``levels``: the window is a bitonal page's bytes
+    (`tabulate.detect.decode.BitonalPage`); the pixels read are converted to grey.
     """
     step = max(1, int(round(dpi / 70)))
-    small = _subsample(window, step)
+    small = grey(_subsample(window, step), levels)
     # Otsu, the opening that removes scanner streaks and specks, the components and the paper level
     # in one compiled call (`tabulate.kernels.mark_components`: OpenCV's arithmetic, one call not five).
     found = mark_components(small, 3 if step >= 2 else 5)
@@ -206,8 +210,8 @@ def _find_mark(window: np.ndarray, dpi: float, edges: tuple[bool, bool, bool, bo
     x, y, bw, bh, _area = (v * step for v in table[best])
     pad = 2 * step
     r0, c0 = max(0, y - pad), max(0, x - pad)
-    box = window[r0 : y + bh + pad, c0 : x + bw + pad]
-    core = window[y + bh // 4 : y + bh - bh // 4, x + bw // 4 : x + bw - bw // 4]
+    box = grey(window[r0 : y + bh + pad, c0 : x + bw + pad], levels)
+    core = grey(window[y + bh // 4 : y + bh - bh // 4, x + bw // 4 : x + bw - bw // 4], levels)
     paper = found.paper
     m = refine_mark(box, t, 5, core, paper)
     if m.area == 0:
@@ -275,8 +279,13 @@ def _fit(page_xy, image_xy) -> tuple[np.ndarray, float]:
     return np.array([[a, b, c], [d, e, f]], dtype=np.float64), math.sqrt(sq / len(pts))
 
 
-def register_page(image: np.ndarray, width_in: float, height_in: float) -> Registration:
+def register_page(
+    image: np.ndarray, width_in: float, height_in: float, *, levels: np.ndarray | None = None
+) -> Registration:
     """Find the registration marks of one page image and fit its transform.
+
+    ``levels``: ``image`` is a bitonal page's bytes and ``levels`` their grey levels
+    (`tabulate.detect.decode.BitonalPage`); only the corner windows' pixels read are converted.
 
     Raises
     ------
@@ -298,7 +307,7 @@ def register_page(image: np.ndarray, width_in: float, height_in: float) -> Regis
         (True, False, False, True),
     )
     for (r0, c0), e in zip(origins, edges):
-        m = _find_mark(image[r0 : r0 + win, c0 : c0 + win], dpi, e)
+        m = _find_mark(image[r0 : r0 + win, c0 : c0 + win], dpi, e, levels)
         found.append(
             None if m is None else _Mark(m.col + c0, m.row + r0, m.side_in, m.ink, m.paper, m.edge_px, m.side_px)
         )

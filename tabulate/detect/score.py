@@ -34,6 +34,7 @@ def page_features(
     tpl: PageTemplate | None = None,
     area_slack_in: float = 0.0,
     decided: Thresholds | None = None,
+    levels: np.ndarray | None = None,
 ):
     """(template, features array) for one page: the kernel's row per target.
 
@@ -42,12 +43,13 @@ def page_features(
     ``area_slack_in`` keeps the marking and write-in areas' points that much further from print.
     ``decided`` (the thresholds the page is classified with): read a marking area only where it
     can matter (`areas_to_read`); None reads every one.
+    ``levels``: ``image`` is a bitonal page's bytes, read with their grey levels (`tabulate.kernels.score_targets`).
     """
     dpi = dpi_class(reg.px_per_in)
     tpl = tpl or page_template(election, style_id, page, dpi)
     radius = max(1, int(round(settings.search_in * reg.px_per_in)))
     if streaks is None:
-        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink)
+        streaks = streak_columns(image, reg.dpi, reg.paper, reg.ink, levels=levels)
     skip = widened(streaks, radius + 1)
     feats = score_targets(
         image,
@@ -62,6 +64,7 @@ def page_features(
         skip_cols=skip,
         area_margin=AREA_PRINT_MARGIN_IN + reg.spread_px / reg.px_per_in + area_slack_in,
         **(areas_to_read(tpl, decided, settings) if decided is not None else {}),
+        levels=levels,
     )
     return tpl, feats
 
@@ -101,6 +104,7 @@ def score_page(
     area_slack_in: float = 0.0,
     creases_in: tuple[float, ...] | Callable[[], tuple[float, ...]] = (),
     features: np.ndarray | None = None,
+    levels: np.ndarray | None = None,
 ) -> tuple[tuple[TargetReading, ...], tuple[str, ...]]:
     """Every target's reading and the page's flags (``area_slack_in``: see `page_features`).
 
@@ -115,6 +119,7 @@ def score_page(
     lines out) is flagged ``outlines_faint``; its marks are still read at the
     registered positions, where the local search has nothing to move to.
     ``features`` (given with ``tpl``): the page's features when the caller has measured them already.
+    ``levels``: ``image`` is a bitonal page's bytes (`page_features`).
     """
     if features is None or tpl is None:
         tpl, feats = page_features(
@@ -128,6 +133,7 @@ def score_page(
             tpl,
             area_slack_in,
             thresholds or election.thresholds,
+            levels,
         )
     else:  # measured already by the caller (a template set's reader looks at them first)
         feats = features

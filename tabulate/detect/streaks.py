@@ -21,6 +21,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .decode import grey
+
 #: The image rows checked at the top and at the bottom (inches from the edge).
 BAND_IN = (0.03, 0.15)
 #: A column this far (fraction of paper-to-ink) darker than the paper beside it in both bands is a streak.
@@ -30,17 +32,23 @@ STREAK_DARKNESS = 0.12
 LOCAL_IN = 0.5
 
 
-def streak_columns(image: np.ndarray, dpi: float, paper: float, ink: float, *, widen: int = 0) -> np.ndarray:
-    """A ``bool`` per image column: True where a streak runs (widened by ``widen`` columns each side)."""
+def streak_columns(
+    image: np.ndarray, dpi: float, paper: float, ink: float, *, widen: int = 0, levels: np.ndarray | None = None
+) -> np.ndarray:
+    """A ``bool`` per image column: True where a streak runs (widened by ``widen`` columns each side).
+
+    ``levels``: ``image`` is a bitonal page's bytes (`tabulate.detect.decode.BitonalPage`); the rows read are
+    converted to grey first, so the means are those of the grey page.
+    """
     r0, r1 = (max(0, int(v * dpi)) for v in BAND_IN)
-    first, last = _paper_rows(image, dpi, paper, ink)
+    first, last = _paper_rows(image, dpi, paper, ink, levels)
     if r1 <= r0 or first + r1 >= last - r1:
         return np.zeros(image.shape[1], np.bool_)
-    top = cv2.reduce(image[first + r0 : first + r1], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
+    top = cv2.reduce(grey(image[first + r0 : first + r1], levels), 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
     dark_top = _darker(top, dpi, ink)
     if not dark_top.any():  # a streak is dark in both bands: the bottom band cannot add one
         return dark_top
-    bottom = cv2.reduce(image[last - r1 : last - r0], 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
+    bottom = cv2.reduce(grey(image[last - r1 : last - r0], levels), 0, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[0]
     return widened(dark_top & _darker(bottom, dpi, ink), widen)
 
 
@@ -80,7 +88,9 @@ def _beside(band: np.ndarray, dpi: float) -> np.ndarray:
 EDGE_SEARCH_IN = 1.0
 
 
-def _paper_rows(image: np.ndarray, dpi: float, paper: float, ink: float) -> tuple[int, int]:
+def _paper_rows(
+    image: np.ndarray, dpi: float, paper: float, ink: float, levels: np.ndarray | None = None
+) -> tuple[int, int]:
     """The first image row and the row after the last that show the paper (mean nearer paper than ink),
     looked for within `EDGE_SEARCH_IN` of the image's top and bottom: (0, rows) on a scan cut to the page."""
     rows = image.shape[0]
@@ -88,8 +98,8 @@ def _paper_rows(image: np.ndarray, dpi: float, paper: float, ink: float) -> tupl
     if n < 1:
         return 0, rows
     half = (paper + ink) / 2
-    first = _first_paper_row(image[:n], half)
-    last = rows - _first_paper_row(image[rows - n :][::-1], half)
+    first = _first_paper_row(image[:n], half, levels)
+    last = rows - _first_paper_row(image[rows - n :][::-1], half, levels)
     return first, last
 
 
@@ -97,7 +107,7 @@ def _paper_rows(image: np.ndarray, dpi: float, paper: float, ink: float) -> tupl
 _EDGE_CHUNK = 16
 
 
-def _first_paper_row(band: np.ndarray, half: float) -> int:
+def _first_paper_row(band: np.ndarray, half: float, levels: np.ndarray | None = None) -> int:
     """The index of the first row of ``band`` whose mean is above ``half``, or 0 if none is.
 
     A few rows at a time, stopping at the first that shows paper: each row's mean is
@@ -108,7 +118,7 @@ def _first_paper_row(band: np.ndarray, half: float) -> int:
     start, size = 0, 1
     while start < band.shape[0]:
         chunk = band[start : start + size]
-        means = cv2.reduce(np.ascontiguousarray(chunk), 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[:, 0] > half
+        means = cv2.reduce(grey(np.ascontiguousarray(chunk), levels), 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)[:, 0] > half
         if means.any():
             return start + int(np.argmax(means))
         start, size = start + size, _EDGE_CHUNK

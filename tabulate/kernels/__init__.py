@@ -50,6 +50,7 @@ def score_targets(
     area_margin: float = 0.0,
     area_wanted: np.ndarray | None = None,
     area_decided: tuple[float, float] = (np.inf, np.inf),
+    levels: np.ndarray | None = None,
 ) -> np.ndarray:
     """Score every target of a page: fill score and features, one row per target.
 
@@ -91,6 +92,13 @@ def score_targets(
         score, or its dark fraction) is decided by the target alone, and its
         marking area is not read. Either way its "marking" feature is then
         `AREA_NOT_READ` (-1). Default: every wanted marking area is read.
+    levels
+        Optional ``uint8`` grey level of each byte value the image holds: a
+        bitonal page as its decoder gave it (bytes 0 and 1) is read with
+        ``levels`` ``[0, 255]`` (min-is-black) or ``[255, 0]`` (min-is-white)
+        and gives exactly the numbers of the same page converted to grey,
+        without the page-wide conversion. Every byte of the image must be
+        below ``len(levels)``. None: the bytes are grey levels.
 
     Returns
     -------
@@ -120,6 +128,10 @@ def score_targets(
     area_wanted = np.ascontiguousarray(area_wanted, dtype=np.bool_)
     if area_wanted.shape != (points.n_targets,):
         raise ValueError(f"area_wanted must have one entry per target ({points.n_targets}), got {area_wanted.shape}")
+    # A copy: a read-only array (a page's levels are) would be a second compiled signature, not the one `warm` loads.
+    levels = _NO_LEVELS if levels is None else np.array(levels, dtype=np.uint8)
+    if levels.ndim != 1 or len(levels) > 256:
+        raise ValueError(f"levels must be 1-D with at most 256 entries, got shape {levels.shape}")
     out = np.zeros((points.n_targets, N_FEATURES), dtype=np.float64)
     p = points
     score_targets_kernel(
@@ -158,9 +170,14 @@ def score_targets(
         area_wanted,
         float(area_decided[0]),
         float(area_decided[1]),
+        levels,
         out,
     )
     return out
+
+
+#: `score_targets`' ``levels`` for a grey page: none (the bytes are grey levels).
+_NO_LEVELS = np.zeros(0, np.uint8)
 
 
 def warm() -> None:
@@ -182,6 +199,7 @@ def warm() -> None:
         xy, f64, ptr, xy, i32, i32, ptr, xy, i32, ptr, xy, i32, ptr, xy, i32, f64, ptr, xy, f64, ptr, 8, 4
     )
     score_targets(win, np.eye(2, 3), nothing, paper=255.0, ink=0.0, split=0.25, residue=0.08, offsets=np.zeros((1, 2)))
+    # (a bitonal page's levels have the same type as a grey page's none: one compiled signature serves both)
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1)
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1, climb=True)
     skew_sums(win)

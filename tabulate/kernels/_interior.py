@@ -79,7 +79,9 @@ def widest_span(is_dark, col, col_read, ncols, min_hits):
 
 
 @njit(cache=True, nogil=True)
-def interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min_hits, lp, print_dark, hist, out):
+def interior(
+    image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min_hits, lp, print_dark, hist, levels, out
+):
     n = hi - lo
     if n == 0:
         return
@@ -105,7 +107,7 @@ def interior(image, skip, a, xy, col, ncols, lo, hi, dc, dr, dark_n, state, min_
         v = image[r, c]
         if ncols > 0:
             col_read[col[lo + j]] += 1
-        hist[v] += 1
+        hist[v if v >= levels.shape[0] else levels[v]] += 1  # by grey level (a bitonal page's byte: its level)
         total += dark_n[v]
         st = state[v]
         if st == DARK:

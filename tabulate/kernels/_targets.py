@@ -6,6 +6,15 @@ or in a column flagged in ``skip`` (a scanner streak), is not read: it counts
 as paper. Grey levels go through two 256-entry tables (normalised
 darkness; dark / residue / paper) so no division happens per pixel. The
 oracle twin is `tabulate.kernels.reference.score_targets`.
+
+A bitonal page may be read as the decoder gave it, one byte 0 or 1 a pixel,
+with ``levels`` the grey level of each (``levels[v]`` for a byte ``v``): the
+tables then hold one entry a byte value, worked out from its level (two,
+not 256), and the two places that use a pixel's grey level itself (the local
+paper's mean, the interior's histogram) look it up, so every number is the
+one the same page converted to grey (0/255) gives, without converting the
+page (docs/perf.md, "This round (branch g4direct)"). An empty ``levels``: the
+bytes are grey levels.
 """
 
 from __future__ import annotations
@@ -30,18 +39,22 @@ AREA_NOT_READ = -1.0
 
 
 @njit(cache=True, nogil=True)
-def _tables(paper, ink, split_v, residue_v):
-    dark_n = np.empty(256, np.float64)
-    state = np.empty(256, np.int8)
-    for v in range(256):
-        n = (paper - v) / (paper - ink)
-        dark_n[v] = min(max(n, 0.0), 1.0)
+def _tables(paper, ink, split_v, residue_v, levels):
+    """Both tables by byte value: every grey level, or (a bitonal page's bytes) each byte's level in ``levels``
+    (the other entries, bytes such a page cannot hold, read as paper: never outside the tables)."""
+    n = 256 if levels.shape[0] == 0 else levels.shape[0]
+    dark_n = np.zeros(256, np.float64)
+    state = np.zeros(256, np.int8)  # PAPER
+    for i in range(n):
+        v = i if levels.shape[0] == 0 else levels[i]
+        d = (paper - v) / (paper - ink)
+        dark_n[i] = min(max(d, 0.0), 1.0)
         if v < split_v:
-            state[v] = DARK
+            state[i] = DARK
         elif v < residue_v:
-            state[v] = RESIDUE
+            state[i] = RESIDUE
         else:
-            state[v] = PAPER
+            state[i] = PAPER
     return dark_n, state
 
 
@@ -108,7 +121,7 @@ def _max_points(ptrs):
 
 
 @njit(cache=True, nogil=True)
-def _local_paper(image, skip, pos, n, w, lo, dc, dr, paper, split_v):
+def _local_paper(image, skip, pos, n, w, lo, dc, dr, paper, split_v, levels):
     """Mean of the paper points beside the outline that are not ink, or ``paper`` if too few are."""
     total = 0.0
     count = 0
@@ -122,6 +135,7 @@ def _local_paper(image, skip, pos, n, w, lo, dc, dr, paper, split_v):
         c = pos[j, 1] + dc
         if r >= 0 and c >= 0 and r < rows and c < cols and not skip[c]:
             v = image[r, c]
+            v = v if v >= levels.shape[0] else levels[v]  # a bitonal page's byte: its grey level
             if v >= split_v:
                 total += v
                 count += 1
@@ -167,6 +181,7 @@ def score_targets_kernel(
     area_wanted,
     area_score_min,
     area_dark_min,
+    levels,
     out,
 ):
     """Fill ``out[t, :]`` (the columns of `tabulate.kernels.points.FEATURES`) for every target ``t``.
@@ -177,7 +192,7 @@ def score_targets_kernel(
     ``area_score_min`` and its dark fraction below ``area_dark_min``;
     otherwise its "marking" feature is `AREA_NOT_READ`.
     """
-    g_dark_n, _g_state = _tables(paper, ink, paper - split * (paper - ink), paper - residue * (paper - ink))
+    g_dark_n, _g_state = _tables(paper, ink, paper - split * (paper - ink), paper - residue * (paper - ink), levels)
     g_split_v = paper - split * (paper - ink)
     size = _max_points((outline_ptr,))  # only the outline's positions are kept (visited per offset)
     pos = np.empty((max(size, 1), 2), np.int64)
@@ -189,10 +204,10 @@ def score_targets_kernel(
         k, match = _best_offset(image, skip, pos, hi - lo, outline_w, lo, offsets, g_dark_n, match_k)
         dc = offsets[k, 0]
         dr = offsets[k, 1]
-        lp = _local_paper(image, skip, pos, hi - lo, outline_w, lo, dc, dr, paper, g_split_v)
+        lp = _local_paper(image, skip, pos, hi - lo, outline_w, lo, dc, dr, paper, g_split_v, levels)
         if lp <= ink:
             lp = paper
-        dark_n, state = _tables(lp, ink, lp - split * (lp - ink), lp - residue * (lp - ink))
+        dark_n, state = _tables(lp, ink, lp - split * (lp - ink), lp - residue * (lp - ink), levels)
         interior(
             image,
             skip,
@@ -210,6 +225,7 @@ def score_targets_kernel(
             lp,
             1.0 - ink / paper,
             hist,
+            levels,
             out[t],
         )
         ring = sector_ink(
@@ -254,3 +270,7 @@ def score_targets_kernel(
         out[t, 8] = dr
         out[t, 9] = match
         out[t, 10] = lp
+
+
+# numba keys the cache on this file's content alone: key it on the helpers' too (`_stamp.bind`).
+_stamp.bind(score_targets_kernel, __file__, _areas.__file__, _interior.__file__)

@@ -8,7 +8,8 @@ reading them back in `tabulate.store._sqlite_read`, the journal in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from itertools import groupby
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ..core.votes import ContestVotes
 from ..election import Election
@@ -35,6 +36,17 @@ class SheetRecorder(JournalMixin):
             ).fetchone()
             is not None
         )
+
+    def recorded_sources(self, batch_id: int) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """``(identity, page sources in side order)`` of every sheet the batch holds, in the order recorded."""
+        rows = self._db.execute(
+            "SELECT s.id, s.identity, p.source FROM sheets s JOIN pages p ON p.sheet_id = s.id "
+            "WHERE s.batch_id = ? ORDER BY s.id, p.side",
+            (batch_id,),
+        )
+        for _sheet_id, group in groupby(rows, key=lambda r: r[0]):
+            first, *rest = group
+            yield first[1], (first[2], *(r[2] for r in rest))
 
     def sheet_count(self, batch_id: int) -> int:
         return self._db.execute("SELECT COUNT(*) FROM sheets WHERE batch_id = ?", (batch_id,)).fetchone()[0]

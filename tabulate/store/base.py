@@ -242,6 +242,9 @@ class Store(Protocol):
     def sheet_count(self, batch_id: int) -> int:
         """How many sheets the batch holds."""
 
+    def recorded_sources(self, batch_id: int) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """``(identity, its pages' sources)`` of every sheet the batch holds (a resume's readers skip these)."""
+
     def record_sheets(self, batch_id: int, outcomes: Sequence[SheetOutcome]) -> list[Recorded]:
         """Record a group of sheets in one transaction (all or none); see the module docstring."""
 

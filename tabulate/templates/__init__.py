@@ -9,11 +9,28 @@ the template prints, and scores it with the native kernel. It plugs into
 detection itself never imports this package.
 """
 
-from .importer import PageMap, import_templates, read_map
-from .model import JOURNAL_KIND, TemplateError, TemplatePage, TemplateSet, load_set
-from .placement import blank_scores
-from .read import TemplateReader
-from .recorded import recorded_sets, style_pages
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import lazy_loader
+
+if TYPE_CHECKING:
+    from .importer import PageMap, import_templates, read_map
+    from .model import JOURNAL_KIND, TemplateError, TemplatePage, TemplateSet, load_set
+    from .placement import blank_scores
+    from .read import TemplateReader
+    from .recorded import recorded_sets, style_pages
+
+#: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
+_WHERE = {
+    "importer": ["PageMap", "import_templates", "read_map"],
+    "model": ["JOURNAL_KIND", "TemplateError", "TemplatePage", "TemplateSet", "load_set"],
+    "placement": ["blank_scores"],
+    "read": ["TemplateReader"],
+    "recorded": ["recorded_sets", "style_pages"],
+}
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=_WHERE)
 
 __all__ = [
     "JOURNAL_KIND",

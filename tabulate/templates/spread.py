@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from ..kernels import spread_runs
+from .align import median
 
 #: Bands out to this distance (blank pixels) from the blank's print.
 MAX_BANDS = 8
@@ -97,7 +98,7 @@ def measure_spread(
     grown, filled = spread_runs(image, affine, xy, band, runs, paper - split * (paper - ink), CHUNKS, MAX_BANDS)
     per_run = grown[filled]  # a run with no points (fewer points than runs) is no run
     scale = _px_per_in(affine) / blank_dpi  # image pixels per blank pixel
-    return max(MIN_SPREAD_PX, float(np.median(per_run)) * scale)
+    return max(MIN_SPREAD_PX, median(per_run) * scale)
 
 
 def _px_per_in(affine: np.ndarray) -> float:
