@@ -37,14 +37,15 @@ from tabulate.templates import TemplateReader, import_templates  # noqa: E402
 #: (stage, functions of `tabulate.templates.read`'s namespace it is made of), in reading order.
 STAGES = (
     ("undither, background", ("undither", "paint_background")),
-    ("resample (100, 50, 10 DPI)", ("shrink", "prepare", "half_image", "level")),
+    ("resample (100, 50, 25, 10 DPI)", ("shrink", "prepare", "half_image", "screen_image", "level")),
     ("skew from the print", ("print_angle",)),
     ("QR code before the fit", ("read_qr_near",)),
     ("coarse fit (phase corr.)", ("coarse",)),  # ranking the blanks is in "other"
     ("anchors (kernel) + fit", ("fit_anchors", "refine")),
     ("levels, scale, skew check", ("enough_anchors", "place_page")),
     ("code after the fit", ("read_code",)),
-    ("match blanks (50 DPI)", ("frame_as_blank", "match_page")),
+    ("code confirmed by the print", ("confirm_code",)),
+    ("match blanks (25 + 50 DPI)", ("levels_table", "frame_as_blank", "match_page")),
     ("upright, paper rows", ("columns_upright", "paper_rows")),
     ("streaks", ("streak_columns",)),
     ("creases (side margins)", ("crease_rows",)),

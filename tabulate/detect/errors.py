@@ -35,6 +35,7 @@ REASON_CODES: dict[str, str] = {
     "precinct_not_in_style": "the style code's precinct is not served by its ballot style",
     "no_template_match": "the page matches no page of the template set (and carries no code it maps)",
     "template_ambiguous": "the page matches two template pages about equally and carries no code to tell them apart",
+    "template_code_mismatch": "the page's code names one template page but its print is another's (a mis-coded ballot)",
     "fit_few_anchors": "the page's fit to its template keeps too few of the printed anchors to place its targets",
     "two_pages_in_image": "the image holds two pages side by side (a front and a back): one image a side is needed",
     "internal_error": "a bug in the reader (reported, never a reading)",
@@ -43,6 +44,7 @@ REASON_CODES: dict[str, str] = {
     "too_many_pages": "more than two pages were given for one sheet",
     "page_rejected": "a page of the sheet was rejected",
     "pages_disagree": "the two pages are not the front and back of one ballot",
+    "sides_scale_differ": "the two sides of the sheet were placed at different scales (one side's fit is wrong)",
 }
 
 

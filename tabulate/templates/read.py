@@ -4,8 +4,8 @@ Which page is this? By code first: the best-matching template's code (a QR
 symbol or a timing-mark row) is read where that template prints it, and the
 set maps its text to a style and page. When the code does not read, by
 matching (`tabulate.templates.matching`): the page, registered, is compared
-at 50 DPI with every blank and the best must be clear; else the page is
-refused (``no_template_match`` or ``template_ambiguous``).
+at 25 DPI with every blank (at 50 DPI where two close blanks differ) and the
+best must be clear; else the page is refused (``no_template_match`` or ``template_ambiguous``).
 
 After that the page is scored by the native kernel with the template's
 point sets (`tabulate.templates.pages.scoring_template`) and classified with
@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 import zxingcpp
 
+from ..detect.dither import undither
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
 from ..detect.register import Registration
@@ -53,14 +54,23 @@ from .align import (
 from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
-from .dither import undither
 from .exports import page_dpi, paper_of, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
-from .matching import MatchBasis, frame_as_blank, match_page
+from .matching import (
+    SCREEN_DPI,
+    MatchBasis,
+    PagePixels,
+    confirm_code,
+    frame_as_blank,
+    levels_table,
+    match_page,
+    screen_image,
+)
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
 from .placement import OffImage, anchors_needed, columns_upright, enough_anchors, place_page
+from .sidescale import sides_disagree
 
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
@@ -85,6 +95,9 @@ class TemplateReader:
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
         #: Every paper the set's pages are on, shortest first (a set may mix lengths by style).
         self.papers = sorted({(p.layout.width_in, p.layout.height_in) for p in self.tset.pages}, key=lambda p: p[1])
+
+    #: Both sides of a sheet placed at one scale, or a person reads it (`tabulate.detect.pair_pages`).
+    sides_disagree = staticmethod(sides_disagree)
 
     def __getstate__(self):  # workers load the set themselves
         return {"folder": self.folder}
@@ -181,7 +194,7 @@ class TemplateReader:
         return self._mean
 
     def _match_bases(self) -> tuple[dict[tuple[int, int], MatchBasis], dict[tuple[int, int], MatchBasis]]:
-        """The blanks stacked for matching (`MATCH_DPI`) and for ranking (`COARSE_DPI`), once per reader."""
+        """The blanks stacked for matching (`SCREEN_DPI`) and for ranking (`COARSE_DPI`), once per reader."""
         if self._bases is None:
             self._bases = (MatchBasis.of(self.tset), MatchBasis.of(self.tset, coarse=True))
         return self._bases
@@ -264,7 +277,8 @@ class TemplateReader:
         dpi, turned = page_dpi(image.shape, w_in, h_in)  # an export may add a strip below the page
         fine8 = shrink(image, dpi, FINE_DPI)
         half = half_image(fine8)
-        small = prepare(half, FINE_DPI / 2, COARSE_DPI, 1.0)  # as from fine8, whose first step is ``half``
+        quarter = screen_image(half)  # matching's whole-frame page, and the 10 DPI page's first step
+        small = prepare(quarter, FINE_DPI / 4, COARSE_DPI, 1.0)  # as from fine8, whose first steps these are
         paper = level(np.ascontiguousarray(fine8[::3, ::3]), 0.75)
         turns = (1, 3) if turned else (0, 2)
         by_code = self._code_first(image, dpi, turns, (w_in, h_in))
@@ -273,18 +287,24 @@ class TemplateReader:
             tp, reg, k = self._fit(*fit, print_angle(half))
         except ReadError:
             tp, reg, k = self._fit(*fit, None)
+        affine_half = reg.affine * (FINE_DPI / 2 / dpi)
+        pixels = PagePixels(half, affine_half, levels_table(reg))
         if by_code and by_code[0][1] is tp:
-            return tp, reg, False  # its code, read before the fit, names this page: no second read
+            confirm_code(self.tset, tp, pixels)  # its code, read before the fit, names this page
+            return tp, reg, False
         if tp.code is not None:
             text = read_code(image, reg.affine, tp.code, reg.paper, reg.ink, self._code_formats([tp]))
             named = self.tset.page_for_code(text) if text else None
             if named is tp:
+                confirm_code(self.tset, tp, pixels)
                 return tp, reg, False
             if named is not None:
-                return named, self._refit(image, fine8, dpi, named, reg, k, paper), False
+                reg = self._refit(image, fine8, dpi, named, reg, k, paper)
+                confirm_code(self.tset, named, PagePixels(half, reg.affine * (FINE_DPI / 2 / dpi), levels_table(reg)))
+                return named, reg, False
         # By matching: the page in its own frame against every blank; the winner must be clear.
-        frame = frame_as_blank(half, reg.affine * (FINE_DPI / 2 / dpi), w_in, h_in, reg)
-        win, twin = match_page(self.tset, self._match_bases()[0], frame, fine8, paper)
+        frame = frame_as_blank(quarter, affine_half / 2, w_in, h_in, reg, SCREEN_DPI)
+        win, twin = match_page(self.tset, self._match_bases()[0], frame, pixels, fine8, paper)
         return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)), twin
 
     def _fit(self, image, levels, small, dpi, paper, by_code, turns, skew) -> tuple[TemplatePage, Registration, int]:
