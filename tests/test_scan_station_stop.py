@@ -7,13 +7,12 @@ is such a finalizer: it calls SIGINT's handler exactly as CPython does when
 the signal comes while the finalizer runs, at a point the test chooses (no
 real signal, no timing). The station then must stop at its next poll, say
 so in its summary, and lose or repeat no sheet. The last test sends a real
-SIGINT to a station in a process of its own.
+SIGINT to the command's station while it waits for its next tub.
 """
 
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 
 from test_scan_station import InlineReaders, Scanner, counted, station
@@ -21,6 +20,8 @@ from test_scan_support import ELECTION_PATH, e, make_batch, store  # noqa: F401 
 
 from tabulate.central import ctrl_c
 from tabulate.central.station import StationSummary
+from tabulate.central.tubs import TubFolders
+from tabulate.cli import main
 from tabulate.commands.scan_station import format_station
 
 
@@ -130,24 +131,20 @@ def test_format_station_says_where_ctrl_c_stopped():
     ]
 
 
-def test_sigint_to_a_station_process_prints_its_summary_and_exits_130(tmp_path, e):
+def test_sigint_to_a_station_on_the_command_line_prints_its_summary_and_exits_130(tmp_path, e, capsys, monkeypatch):
+    """A real SIGINT, sent to this process while the station waits for its next tub (after tub-01's summary)."""
     root = tmp_path / "station"
     make_batch(root / "tub-01", e, 1)
     (root / "tub-01" / "batch.done").write_text("")
-    cmd = [sys.executable, "-m", "tabulate.cli", "scan", "--watch", str(root), "--batch-per-folder"]
-    cmd += ["--election", str(ELECTION_PATH), "--db", str(tmp_path / "s.db"), "--vote-type", "election_day"]
-    cmd += ["--workers", "1", "--no-progress", "--settle", "0"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:  # the tub's summary: the station is then idle, waiting for the next tub
-            if line.startswith("  accounted for"):
-                break
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, err
-    assert "Station: 1 tub(s) read (1 sheets); stopped by Ctrl-C" in out
+
+    def wait_then_ctrl_c(self):
+        signal.raise_signal(signal.SIGINT)  # delivered now, to this thread: the handler runs on return
+
+    monkeypatch.setattr(TubFolders, "wait", wait_then_ctrl_c)
+    args = ["scan", "--watch", str(root), "--batch-per-folder", "--election", str(ELECTION_PATH)]
+    args += ["--db", str(tmp_path / "s.db"), "--vote-type", "election_day", "--workers", "1", "--no-progress"]
+    assert main([*args, "--settle", "0"]) == 130
+    out, err = capsys.readouterr()
+    assert "Batch 'tub-01'" in out
+    assert "Station: 1 tub(s) read (1 sheets); stopped by Ctrl-C" in out  # the old code printed no summary
     assert "tabulate: interrupted; the sheets read so far are recorded" in err
-    assert "Traceback" not in err
