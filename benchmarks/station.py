@@ -65,12 +65,21 @@ class StationProcess:
     """``tabulate scan --watch ROOT --batch-per-folder`` in a process of its own; each summary line timestamped."""
 
     def __init__(self, root: Path, db: Path, workers: int):
-        cmd = [sys.executable, "-m", "tabulate.cli", "scan", "--watch", str(root), "--batch-per-folder"]
+        # -X faulthandler: a station that does not stop on SIGINT is sent SIGABRT and prints every thread's stack.
+        cmd = [sys.executable, "-X", "faulthandler", "-m", "tabulate.cli", "scan", "--watch", str(root)]
+        cmd += ["--batch-per-folder"]
         cmd += ["--election", str(ELECTION), "--db", str(db), "--vote-type", "election_day"]
         cmd += ["--workers", str(workers), "--no-progress", "--settle", "0"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
         self.lines: queue.Queue = queue.Queue()
+        self.errors: list[str] = []  # stderr, drained as it comes: a full pipe would block the station
         threading.Thread(target=self._read, daemon=True).start()
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
+        self._drainer.start()
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        self.errors.extend(self.proc.stderr)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -85,7 +94,9 @@ class StationProcess:
         while True:
             at, line = self.lines.get(timeout=timeout)
             if line is None:
-                raise SystemExit(f"the station stopped: {self.proc.stderr.read()[-800:] if self.proc.stderr else ''}")
+                self.proc.wait()
+                self._drainer.join(timeout=10)
+                raise SystemExit(f"the station stopped: {''.join(self.errors)[-800:]}")
             if line.startswith(head):
                 stamp = at
             if stamp is not None:
@@ -94,8 +105,16 @@ class StationProcess:
                     return stamp, out
 
     def stop(self) -> None:
+        """Ctrl-C, as a clerk stops the station; one that has not stopped 120 s later is made to show its stacks."""
         self.proc.send_signal(signal.SIGINT)
-        self.proc.wait(timeout=120)
+        try:
+            self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)  # faulthandler: every thread's stack on stderr
+            self.proc.wait(timeout=60)
+            self._drainer.join(timeout=10)  # the last of stderr (its readers hold the pipe until they exit too)
+            stacks = "".join(self.errors)[-6000:]
+            raise SystemExit(f"the station did not stop on SIGINT; its stacks:\n{stacks}") from None
 
 
 def station_tubs(base: Path, fmt: str, n: int, tubs: int, workers: int, work: Path) -> list[tuple[float, str]]:

@@ -139,6 +139,9 @@ def read_one(args: tuple) -> dict:
         "rejected_kinds": [(t["kind"], t.get("shape", "oval")) for t in truth["targets"]] if not sheet.ok else [],
         "ident": ident,
         "seconds": seconds,
+        # Each side's pixels per inch along the page's x and y (scale x resolution): a sheet's two sides
+        # pass the scanner together, so a fit far from the other side's is a wrong fit (`sides_scale`).
+        "ppi": [None if p.scale is None or p.dpi is None else (p.scale[0] * p.dpi, p.scale[1] * p.dpi) for p in pages],
     }
 
 
@@ -158,9 +161,29 @@ def report(results: list[dict], sheets: int, workers: int, wall: float) -> None:
     for s, ok, reason in ids:
         if not ok:
             print(f"  not identified: scratched={s} {reason}")
+    print(side_scales(results))
     print(
         f"read time per sheet (after decoding, both pages): median {1e3 * float(np.median(secs)):.0f} ms; "
         f"wall {wall:.0f} s for {sheets} sheets with {workers} workers"
+    )
+
+
+def side_scales(results: list[dict]) -> str:
+    """One line: how far a sheet's two sides' fitted scales differ (x and y, in per cent), over the sheets
+    whose two sides both registered: the median, 99th percentile and largest, and the sheet of the largest."""
+    diffs = []
+    for r in results:
+        a, b = (r.get("ppi") or [None, None])[:2] if len(r.get("ppi") or []) == 2 else (None, None)
+        if a is None or b is None:
+            continue
+        diffs.append((max(abs(a[0] / b[0] - 1), abs(a[1] / b[1] - 1)) * 100, r["k"]))
+    if not diffs:
+        return "sides' scales: no sheet with both sides registered"
+    d = np.array([v for v, _ in diffs])
+    worst = max(diffs)
+    return (
+        f"sides' scales differ (largest of x, y; %): median {np.median(d):.3f}, p99 {np.percentile(d, 99):.3f}, "
+        f"max {worst[0]:.3f} (sheet {worst[1]}) over {len(d)} sheets"
     )
 
 

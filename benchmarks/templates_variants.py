@@ -63,6 +63,7 @@ from variant_scans import (  # noqa: E402
     black_border,
     chain,
     colour_jpeg,
+    crop_edge,
     dither,
     double_feed,
     illumination,
@@ -73,6 +74,7 @@ from variant_scans import (  # noqa: E402
     scan_area,
     staple_holes,
     stretch,
+    stub,
     threshold,
     tinted,
     torn_corner,
@@ -120,6 +122,23 @@ NOTE = (
 FLAT = PaperEffects(quarter_turn=0.0)
 #: Targets in a drop-out red: grey 0.299 R + 0.587 G + 0.114 B = 146 on a colour blank, 238 through a red filter.
 RED = dict(target_rgb=(235, 100, 100), dropout_grey=238)
+
+
+#: Contest headings printed in a tint (`Design.shade_rgb`): on the colour blank the import takes the darkest
+#: channel (yellow's blue at 130), where a colour scan read as grey shows the band at its luminance (229).
+YELLOW = dict(shade_rgb=(255, 235, 130), shade_grey=229)
+#: A light blue band a colour-dropout scanner takes out altogether (paper, 255) but the blank shows at 170.
+BLUE_GONE = dict(shade_rgb=(170, 200, 240), shade_grey=255)
+#: A darker blue (darkest channel 110, luminance 142) that every scanner keeps.
+DARK_BLUE = dict(shade_rgb=(110, 145, 200), shade_grey=142)
+
+
+#: Rows and headings tinted pink on the blanks, taken out by a colour-dropout scanner (paper on the scans).
+PINK_GONE = dict(shade_rgb=(250, 200, 215), shade_grey=255)
+
+
+#: The boxes design on 11 x 17 in paper, portrait, its contests in four columns beside the instructions.
+TABLOID = dict(paper_in=(11.0, 17.0), columns=((2.35, 2.1), (4.55, 2.1), (6.75, 2.1), (8.95, 1.75)), bottom_in=16.3)
 
 
 #: A set mixing paper lengths by style: style 3 of the arrows on 8.5 x 17 in, the rest on legal.
@@ -244,6 +263,20 @@ def _variants() -> list[Variant]:
         Variant("boxes, EMS PDF with a crop box 0.25 in in", "boxes", image_pdf="cropbox"),
         Variant("arrows, styles on legal and 8.5 x 17 in", MIXED),
         Variant("boxes, styles on letter and legal", MIXED_BOXES),
+        # The fifth round: colour print on the blanks the scans see otherwise.
+        Variant("boxes, yellow headings, colour JPEG scans", v("boxes", "yhead", **YELLOW), colour_jpeg),
+        Variant("boxes, blue headings, colour-dropout scans", v("boxes", "bhead", **BLUE_GONE)),
+        Variant("boxes, dark blue headings, grey scans", v("boxes", "dbhead", **DARK_BLUE)),
+        Variant("boxes, every other row shaded (grey 215)", v("boxes", "zebra", row_shade=215)),
+        Variant("timing, every other row shaded (grey 200)", v("timing", "zebra", row_shade=200)),
+        Variant("boxes, pink rows and headings, dropout scans", v("boxes", "pink", row_shade=1, **PINK_GONE)),
+        Variant("boxes, perforated stub attached (1.2 in)", "boxes", stub(1.2)),
+        Variant("timing, perforated stub attached (1 in)", "timing", stub(1.0)),
+        Variant("timing, crop cuts the top timing row", "timing", crop_edge(0.25)),
+        Variant("boxes, crop 0.15 in into the top edge", "boxes", crop_edge(0.15)),
+        Variant("boxes, tabloid 11 x 17 in, four columns", v("boxes", "tabloid", **TABLOID)),
+        Variant("boxes, YES and NO side by side", v("boxes", "yesno", yes_no_across=True)),
+        Variant("timing, YES and NO side by side", v("timing", "yesno", yes_no_across=True)),
     ]
 
 
@@ -422,8 +455,11 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--only", nargs="*", help="variants whose name contains any of these words")
     ap.add_argument("--kinds", action="store_true", help="also print, per mark kind, how many were sent to a person")
+    ap.add_argument("--start", type=int, default=0, help="begin at this row of the selection (a run resumed)")
+    ap.add_argument("--stop", type=int, default=None, help="end before this row of the selection")
     args = ap.parse_args(argv)
     chosen = [v for n, v in VARIANTS.items() if not args.only or any(w in n for w in args.only)]
+    chosen = chosen[args.start : args.stop]
     print(f"{args.sheets} sheets per variant, seed 2026")
     print("| variant | import ok | pages identified | definite-mark errors | ambiguous sent | clean sent |")
     print("|---|---|---|---|---|---|")

@@ -253,3 +253,45 @@ def double_feed(offset_in: float, value: int = 18) -> Scan:
         return out, _identity(), False
 
     return f
+
+
+# The fifth round: what is left of the paper, and what a scanner's crop leaves off.
+
+
+def stub(height_in: float) -> Scan:
+    """A numbered stub still attached above the page (the voter or the poll worker did not tear it off): white
+    paper ``height_in`` tall with the stub's serial number and a bar code, and the perforation between them a
+    row of holes the scanner's black background shows through."""
+
+    def f(img, dpi, rng):
+        h, w = img.shape
+        top = np.full((round(height_in * dpi), w), 250, np.uint8)
+        serial = f"No. {int(rng.integers(1, 99999)):06d}"
+        for n, text in enumerate(("STUB - TO BE REMOVED BY THE ELECTION OFFICER", serial)):
+            y = round((0.35 + 0.3 * n) * dpi)
+            cv2.putText(top, text, (round(0.5 * dpi), y), cv2.FONT_HERSHEY_SIMPLEX, dpi / 250, 0, max(1, dpi // 120))
+        bars = rng.integers(0, 2, 40)  # a plain bar code: the serial as thick and thin bars
+        x = round(5.5 * dpi)
+        for b in bars:
+            bw = max(1, round((0.02 if b else 0.01) * dpi))
+            top[round(0.25 * dpi) : round(0.6 * dpi), x : x + bw] = 0
+            x += bw + max(1, round(0.012 * dpi))
+        holes = top[-max(2, round(0.03 * dpi)) :]
+        pitch, r = max(3, round(0.08 * dpi)), max(1, round(0.012 * dpi))
+        for cx in range(pitch // 2, w, pitch):
+            holes[:, max(0, cx - r) : cx + r] = 18
+        m = np.array([[1.0, 0, 0], [0, 1.0, float(top.shape[0])]])
+        return np.vstack([top, img]), m, False
+
+    return f
+
+
+def crop_edge(top_in: float) -> Scan:
+    """The scanner's automatic crop set too tight: the image starts ``top_in`` below the paper's top edge (a
+    row of timing marks 0.22 in from the edge cut through or off)."""
+
+    def f(img, dpi, rng):
+        cut = round(top_in * dpi)
+        return np.ascontiguousarray(img[cut:]), np.array([[1.0, 0, 0], [0, 1.0, -float(cut)]]), False
+
+    return f

@@ -222,6 +222,26 @@ def test_a_page_that_is_not_one_full_page_image_is_rendered_at_the_images_resolu
     assert reading.flags == ("pdf_page_rendered",)  # the evidence says these are not the scanner's own pixels
 
 
+def test_a_rendered_page_of_a_batch_pdf_keeps_its_flag_through_the_scan_loader(tmp_path):
+    """A PDF of more than 2 pages is scanned page by page: each page handed on as a TIFF of its pixels.
+    The page PDFium had to render (a stamp drawn over the scan) must still say so in its reading."""
+    import pickle
+
+    a = np.full((1650, 1275), 240, np.uint8)
+    plain = b"q 612 0 0 792 0 0 cm /Im0 Do Q"
+    stamp = plain + b" 0 g 10 10 100 100 re f"
+    pdf = tmp_path / "batch.pdf"
+    pdf.write_bytes(_pdf([(stamp, (1275, 1650, a.tobytes()))] + [(plain, (1275, 1650, a.tobytes()))] * 3))
+    election = load_election(GENERAL)
+    flags = []
+    for n in (1, 2, 3):
+        data, _digest = load_page(PageSource(str(pdf), n), LETTER)
+        data = pickle.loads(pickle.dumps(data))  # as a worker hands it on
+        (reading,) = read_pages(election, data)
+        flags.append("pdf_page_rendered" in reading.flags)
+    assert flags == [True, False, False]
+
+
 def test_a_two_page_pdf_is_one_sheet_read_whole(tmp_path):
     from tabulate.detect.read import read_sheet
 

@@ -24,11 +24,11 @@ from tabulate.ballots.vendor.design import design_variant
 from tabulate.ballots.vendor.sheets import blank_pages
 from tabulate.ballots.vendor.write import write_blanks
 from tabulate.cli import main
+from tabulate.detect.dither import isolated_share, undither
 from tabulate.detect.read import read_sheet
 from tabulate.election import load_election, parse_election
 from tabulate.templates import TemplateError, TemplateReader, import_templates
 from tabulate.templates.blanks import load_blanks
-from tabulate.templates.dither import isolated_share, undither
 from tabulate.templates.exports import paper_of, split_sides
 from tabulate.templates.sides import split_files
 

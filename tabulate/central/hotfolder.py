@@ -60,6 +60,10 @@ class FileSeen:
     since: float
 
 
+def _nothing() -> None:
+    pass
+
+
 def list_folder(folder: str) -> list[tuple[str, int, int]]:
     """``(name, size, mtime_ns)`` of every visible regular file in ``folder`` (the default lister)."""
     out = []
@@ -156,6 +160,9 @@ class HotFolder:
         self.finished = False
         #: Pages complete but waiting for their other side (full paths), as of the last poll.
         self.waiting: list[str] = []
+        #: Called after each `wait` (a station's `CtrlC.check`: a Ctrl-C whose exception was lost stops the
+        #: watch at the next poll instead of leaving it waiting for a tub's marker).
+        self.after_wait: Callable[[], None] = _nothing
 
     @property
     def ignored(self) -> list[str]:
@@ -172,6 +179,7 @@ class HotFolder:
         due = self.poll if self._last_poll is None else self._last_poll + self.poll - self._clock()
         if due > 0:
             self._sleep(due)
+        self.after_wait()
 
     def __iter__(self) -> Iterator[SheetSource | None]:
         position = 0

@@ -73,7 +73,7 @@ def _read_file(path: str) -> bytes:
         raise PageLoadError(FILE_UNREADABLE, f"cannot read {path}: {e.strerror or e}") from None
 
 
-def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> bytes:
+def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> tuple[bytes, tuple[str, ...]]:
     """Page ``page`` (from 1) of a multi-page TIFF, as a single-page uncompressed TIFF.
 
     The file is memory-mapped, not read: only the page directories up to this
@@ -82,12 +82,15 @@ def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> bytes:
     of one). The page is decoded with the reader's own decoder, after the
     reader's size check on its header (a decompression bomb is refused
     unread), and written back losslessly, so the reader sees an ordinary
-    one-page file.
+    one-page file. A page of a batch PDF that PDFium had to render (not one
+    full-page scan) comes back with the flag ``pdf_page_rendered``, which the
+    TIFF it becomes could not say.
     """
     import tifffile
 
     from ..detect.decode import check_size, decode_page, page_header
     from ..detect.errors import ReadError
+    from ..detect.read import PDF_PAGE_RENDERED
 
     try:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
@@ -102,7 +105,7 @@ def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> bytes:
         raise PageLoadError(FILE_UNREADABLE, f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     buf = io.BytesIO()
     tifffile.imwrite(buf, img, photometric="minisblack")
-    return buf.getvalue()
+    return buf.getvalue(), ((PDF_PAGE_RENDERED,) if header.via == "render" else ())
 
 
 def load_page(page: PageSource, paper_in: tuple[float, float]) -> tuple[bytes, str]:
@@ -116,6 +119,6 @@ def load_page(page: PageSource, paper_in: tuple[float, float]) -> tuple[bytes, s
     PageLoadError
         The file cannot be read, is too large, or the TIFF page cannot be extracted.
     """
-    data = _read_file(page.path) if page.page is None else _tiff_page(page.path, page.page, paper_in)
-    content = PageBytes(data)  # hashed here once; the reader reuses the digest
+    data, flags = (_read_file(page.path), ()) if page.page is None else _tiff_page(page.path, page.page, paper_in)
+    content = PageBytes(data, flags=flags)  # hashed here once; the reader reuses the digest
     return content, content.sha256

@@ -14,6 +14,11 @@ recorded"); any other is resumed, its recorded sheets skipped by their
 fingerprints. A tub that cannot be read as it is (a bad ``batch.json``, a
 batch name already used with other settings, another process scanning it) is
 refused with one line and the station goes on with the next.
+
+Ctrl-C stops the station and its summary is still given (`run_station`
+returns it, ``interrupted``): the tub being read stops as a ``tabulate scan``
+does (the sheets read are committed, its batch stays open, a restart resumes
+it), and a press Python dropped is seen at the next poll (`tabulate.central.ctrl_c`).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from typing import Callable, Protocol
 from ..core.errors import TabulateError
 from ..election import VOTE_TYPES, Election
 from ..store.base import Store, StoreError
+from . import ctrl_c as _ctrl_c
+from .ctrl_c import CtrlC
 from .hotfolder import HotFolder
 from .pipeline import Readers, RunSummary, run_batch
 from .sources import ScanPlan
@@ -51,6 +58,10 @@ class StationSummary:
     open: list[str] = field(default_factory=list)
     #: Page files put directly in the station's folder, in no tub's folder (never read).
     loose: list[str] = field(default_factory=list)
+    #: Ctrl-C stopped the station.
+    interrupted: bool = False
+    #: The tub Ctrl-C stopped in the middle of: its batch stays open (its sheets read so far recorded).
+    stopped_in: str | None = None
 
 
 @dataclass(frozen=True)
@@ -89,12 +100,15 @@ def _settings(station: Station, folder: str) -> TubSettings:
     return settings
 
 
-def read_tub(station: Station, folder: str, summary: StationSummary, *, again: bool = False) -> RunSummary | None:
+def read_tub(
+    station: Station, folder: str, summary: StationSummary, *, again: bool = False, ctrl_c: CtrlC | None = None
+) -> RunSummary | None:
     """Read one finished tub into its batch; None if it was recorded already or refused (noted in ``summary``).
 
     ``again``: the tub's folder changed after this run recorded it; it is then
     always resumed (each sheet fingerprinted), never passed over by its count:
     a page file replaced under the same name leaves the count as it was.
+    ``ctrl_c``: checked at each poll of the tub's folder (`HotFolder.after_wait`).
     """
     name = os.path.basename(folder)
     try:
@@ -119,15 +133,17 @@ def read_tub(station: Station, folder: str, summary: StationSummary, *, again: b
         except StoreError as e:  # another process scans it, or the name was used with other settings
             summary.refused.append((name, str(e)))
             return None
+        plan = station.hot_folder(folder)
+        if ctrl_c is not None:
+            plan.after_wait = ctrl_c.check
         # A store that fails while recording stops the station (as it stops `tabulate scan`): not refused.
-        result = run_batch(
-            station.store,
-            station.election,
-            batch,
-            station.hot_folder(folder),
-            readers=station.readers,
-            progress=station.progress,
-        )
+        try:
+            result = run_batch(
+                station.store, station.election, batch, plan, readers=station.readers, progress=station.progress
+            )
+        except KeyboardInterrupt:
+            summary.stopped_in = name
+            raise
     finally:
         lock.release()
     summary.batches.append(result)
@@ -139,21 +155,28 @@ def run_station(
 ) -> StationSummary:
     """Read every tub as it is finished until ``tubs`` ends (idle) or Ctrl-C; ``on_tub`` sees each batch's summary.
 
-    A KeyboardInterrupt propagates once the sheets of the tub being read are
-    committed (as for `run_batch`); a restart carries on.
+    Ctrl-C: the summary is returned, ``interrupted``, once the sheets of the
+    tub being read are committed (as for `run_batch`); a restart carries on.
+    A Ctrl-C whose ``KeyboardInterrupt`` Python dropped (raised inside a
+    finalizer) stops it at the next poll (`tabulate.central.ctrl_c`).
     """
     summary = StationSummary()
     offered: set[str] = set()
-    try:
-        for folder in tubs:
-            if folder is None:
-                tubs.wait()
-                continue
-            result = read_tub(station, folder, summary, again=folder in offered)
-            offered.add(folder)
-            if result is not None:
-                on_tub(result)
-    finally:
-        summary.open = tubs.open
-        summary.loose = tubs.loose
+    with _ctrl_c.noted() as ctrl_c:
+        try:
+            for folder in tubs:
+                ctrl_c.check()
+                if folder is None:
+                    tubs.wait()
+                    ctrl_c.check()
+                    continue
+                result = read_tub(station, folder, summary, again=folder in offered, ctrl_c=ctrl_c)
+                offered.add(folder)
+                if result is not None:
+                    on_tub(result)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+        finally:
+            summary.open = tubs.open
+            summary.loose = tubs.loose
     return summary

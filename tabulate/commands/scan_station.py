@@ -9,6 +9,8 @@ from pathlib import Path
 from ..election import Election
 from .errors import UsageError
 
+_INTERRUPTED = "tabulate: interrupted; the sheets read so far are recorded. Run the same command again to carry on."
+
 
 def _check(args: argparse.Namespace) -> None:
     if args.watch is None:
@@ -100,11 +102,8 @@ def run_station_command(args: argparse.Namespace, election: Election, document: 
         print(f"tabulate: station up; reading each tub under {tubs.root} once it holds {tubs.marker}", flush=True)
         try:
             summary = run_station(station, tubs, on_tub=_print_tub(store))
-        except KeyboardInterrupt:
-            print(
-                "tabulate: interrupted; the sheets read so far are recorded. Run the same command again to carry on.",
-                file=sys.stderr,
-            )
+        except KeyboardInterrupt:  # before the station was up (run_station returns its summary on Ctrl-C)
+            print(_INTERRUPTED, file=sys.stderr)
             return 130
         except ReadersUnavailable as e:
             print(f"tabulate: {e}; the sheets read so far are recorded", file=sys.stderr)
@@ -115,18 +114,27 @@ def run_station_command(args: argparse.Namespace, election: Election, document: 
         if readers is not None:
             readers.close()
         store.close()
-    print(format_station(summary))
+    print(format_station(summary), flush=True)
+    if summary.interrupted:
+        print(_INTERRUPTED, file=sys.stderr)
+        return 130
     return 0 if not (summary.refused or summary.loose) else 1
 
 
 def format_station(summary) -> str:
     """The station's last lines: tubs read, passed over, refused, and still waiting for their marker."""
     read = sum(s.sheets_read for s in summary.batches)
-    lines = [f"Station: {len(summary.batches)} tub(s) read ({read} sheets)"]
+    stop = "; stopped by Ctrl-C" if summary.interrupted else ""
+    lines = [f"Station: {len(summary.batches)} tub(s) read ({read} sheets){stop}"]
     if summary.already:
         lines.append(f"  already recorded (closed, every sheet in the store): {', '.join(summary.already)}")
     for name, why in summary.refused:
         lines.append(f"  REFUSED {name}: {why}")
+    if summary.stopped_in is not None:
+        lines.append(
+            f"  STOPPED (Ctrl-C) in the middle of {summary.stopped_in}: the sheets read so far are recorded, "
+            "its batch stays open; run the same command again to finish it"
+        )
     if summary.open:
         names = ", ".join(Path(p).name for p in summary.open)
         lines.append(f"  waiting for their done marker (nothing of them recorded yet): {names}")

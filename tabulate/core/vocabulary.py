@@ -59,6 +59,7 @@ SET_ASIDE_WORDS: dict[str, str] = {
     "layout_mismatch": "Page does not match its layout",
     "page_rejected": "A page was set aside",
     "pages_disagree": "Front and back disagree",
+    "sides_scale_differ": "Front and back placed at different scales",
     "missing_page": "A page is missing",
     "missing_back_page": "Back page missing",
     "missing_front_page": "Front page missing",

@@ -44,6 +44,7 @@ REASON_CODES: dict[str, str] = {
     "too_many_pages": "more than two pages were given for one sheet",
     "page_rejected": "a page of the sheet was rejected",
     "pages_disagree": "the two pages are not the front and back of one ballot",
+    "sides_scale_differ": "the two sides of the sheet were placed at different scales (one side's fit is wrong)",
 }
 
 

@@ -18,6 +18,7 @@ from ..core.pagebytes import PageBytes, page_sha256
 from ..election.geometry import StyleCode
 from ..election.model import PAPER_SIZES_IN, Election
 from .decode import BitonalPage, check_size, decode_native, decode_page, headers, read_source
+from .dither import diffused_bits, undither
 from .errors import ReadError
 from .identify import check_style_code, code_crop, read_style_code
 from .reading import PageReading, SheetReading
@@ -60,7 +61,9 @@ def read_image(
     timings = _timings if _timings is not None else []
     base: dict = {"source": source, "index": index, "digest": digest}
     levels: np.ndarray | None = None
-    if isinstance(image, BitonalPage):
+    if isinstance(image, BitonalPage) and diffused_bits(image.bits, image.levels):
+        image = image.grey_page()  # error diffusion: read as the grey its dots stand for (below)
+    elif isinstance(image, BitonalPage):
         levels = image.levels
         image = image.bits
     try:
@@ -71,6 +74,8 @@ def read_image(
         base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
         width_in, height_in = PAPER_SIZES_IN[election.paper_size]
         t0 = time.perf_counter()
+        if levels is None:  # a scanner's error-diffusion dots back to grey (`tabulate.detect.dither`)
+            image = undither(image)
         reg = register_page(image, width_in, height_in, levels=levels)
         t1 = time.perf_counter()
         timings.append(("register", (t1 - t0) * 1e3))
@@ -125,8 +130,12 @@ def _file_pages(
             out.append((base, e))
             continue
         base["_timings"] = [("decode", (time.perf_counter() - t0) * 1e3)]
-        if h.via == "render":
-            base["_flags"] = (PDF_PAGE_RENDERED,)
+        # A page the loader took out of a batch PDF carries the flag its new bytes cannot (`PageBytes`).
+        flags = ((PDF_PAGE_RENDERED,) if h.via == "render" else ()) + (
+            source.flags if isinstance(source, PageBytes) else ()
+        )
+        if flags:
+            base["_flags"] = flags
         out.append((base, img))
     return out
 
@@ -287,6 +296,10 @@ def pair_pages(election: Election, pages: Sequence[PageReading], *, reader: Page
         a, b = _side_of(a, b, reader), _side_of(b, a, reader)
     if (a.style_id, a.precinct_id) != (b.style_id, b.precinct_id) or (a.page, b.page) != (1, 2):
         return reject("pages_disagree", f"the pages are not one sheet: {_describe(a)} and {_describe(b)}")
+    # A reader may check the two fits against each other (a template set: `tabulate.templates.sidescale`).
+    why = getattr(reader, "sides_disagree", lambda a, b: None)(a, b)
+    if why:
+        return reject("sides_scale_differ", why)
     return SheetReading((a, b), bid, style_id=a.style_id, precinct_id=a.precinct_id)
 
 

@@ -30,9 +30,11 @@ from .watermark import strip_watermark
 PDF_DPI = 300
 #: A PDF page box within this of a ballot paper's size (inches, each side) is that paper.
 PAPER_SLACK_IN = 0.06
-#: Paper a blank may be printed on (width, length in inches): the election's letter and legal, and the long
-#: ballots vendors print for long elections (ES&S and Dominion scanners take 8.5 x 17 and 8.5 x 19 in).
-BALLOT_PAPERS_IN = (*PAPER_SIZES_IN.values(), (8.5, 17.0), (8.5, 19.0))
+#: Paper a blank may be printed on (width, length in inches): the election's letter and legal, the long
+#: ballots vendors print for long elections (ES&S and Dominion scanners take 8.5 x 17 and 8.5 x 19 in), and
+#: tabloid, 11 x 17 in, which some counties' ballots are printed on (taken for legal at 376 DPI before: every
+#: target 29 % off and its pages refused `registration_residual`).
+BALLOT_PAPERS_IN = (*PAPER_SIZES_IN.values(), (8.5, 17.0), (8.5, 19.0), (11.0, 17.0))
 
 
 @dataclass(frozen=True)
@@ -117,11 +119,40 @@ def _whole_paper(page) -> tuple[float, float] | None:
     return None
 
 
+#: A light tint (luminance at least `TINT_LUMA`, its darkest channel `TINT_COLOUR` below that) printed over an
+#: area wider than `TINT_WIDE_IN` each way (a heading band, a shaded row) is taken as a scan sees it.
+TINT_LUMA = 170
+TINT_COLOUR = 20
+TINT_WIDE_IN = 0.2
+#: Print narrower than this inside a tinted area (text on a band) is bridged when measuring the area.
+TINT_TEXT_IN = 0.08
+
+
 def darkest_channel(img: np.ndarray) -> np.ndarray:
-    """A colour page (H, W, 3 or 4: alpha left out) as grey by its darkest channel; a grey page as it is."""
+    """A colour page (H, W, 3 or 4 in OpenCV's BGR order: alpha left out) as grey by its darkest channel,
+    but for light tinted areas; a grey page as it is.
+
+    The darkest channel keeps a target printed in a drop-out colour as print (the import must find it).
+    A light tint over a wide area is not a target: a contest heading printed on a yellow band is 130 in
+    its darkest channel where a colour scan read as grey shows it at 229, and the reader took the band
+    for print it then did not find (a boxes page with yellow headings: 1 ambiguous mark of 27 not sent,
+    2 clean ballots of 4 sent, 8 sheets). Such areas (wider than `TINT_WIDE_IN` each way: thin outlines,
+    small ovals and text are not) are taken at their luminance, as a grey or colour scan sees them.
+    """
     if img.ndim == 2:
         return np.ascontiguousarray(img)
-    return np.ascontiguousarray(img[:, :, :3].min(axis=2))
+    bgr = np.ascontiguousarray(img[:, :, :3])
+    dark = bgr.min(axis=2)
+    luma = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    tint = ((luma >= TINT_LUMA) & (dark.astype(np.int16) <= luma.astype(np.int16) - TINT_COLOUR)).astype(np.uint8)
+    if not tint.any():
+        return np.ascontiguousarray(dark)
+    px = min(img.shape[:2]) / 8.5  # about the pixels an inch (the paper's width)
+    box = lambda inches: cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, round(inches * px)),) * 2)
+    wide = cv2.morphologyEx(
+        cv2.morphologyEx(tint, cv2.MORPH_CLOSE, box(TINT_TEXT_IN)), cv2.MORPH_OPEN, box(TINT_WIDE_IN)
+    )
+    return np.ascontiguousarray(np.where((wide > 0) & (tint > 0), luma, dark))
 
 
 def _decode(data: bytes, header) -> np.ndarray:

@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from ..election.geometry import Rect
+from .rows import in_rows, side_by_side
 
 #: Size limits (inches) of an oval or box target: (min w, max w, min h, max h).
 TARGET_SIZE_IN = (0.12, 0.5, 0.07, 0.35)
@@ -275,7 +276,7 @@ def group_targets(
         groups = []
         text = text_ink(ink_mask(blank), dpi)
         for i in order:
-            inside = sorted((t for t in targets if _inside(t, boxes[i])), key=lambda t: t.bounds.y)
+            inside = in_rows([t for t in targets if _inside(t, boxes[i])])
             if inside:
                 groups.append(FoundGroup(tuple(inside), boxes[i], names_left_of(text, dpi, inside)))
         return groups
@@ -287,10 +288,11 @@ def group_targets(
             cols[-1].append(t)
         else:
             cols.append([t])
+    cols = _rows_across(ink, dpi, cols)
     cols = [c for c in cols if len(c) > 1]  # a lone target is a drawing (an instruction picture)
     groups = []
     for k, col in enumerate(cols):
-        col.sort(key=lambda t: t.bounds.y)
+        col[:] = in_rows(col)
         flip = names_left_of(text, dpi, col)
         if flip:  # the column runs from the one before it to just past its targets
             left = max(t.bounds.right + t.head_in for t in cols[k - 1]) + 0.15 if k else 0.3
@@ -307,6 +309,18 @@ def group_targets(
             run.append(b)
         groups.append(_group(run, left, right, flip))
     return groups
+
+
+def _rows_across(ink: np.ndarray, dpi: float, cols: list[list[FoundTarget]]) -> list[list[FoundTarget]]:
+    """Columns with a column of second targets on their rows (a question's NO beside its YES) merged into them
+    (`tabulate.templates.rows.side_by_side`); every other column as it was."""
+    out: list[list[FoundTarget]] = []
+    for col in cols:
+        if out and side_by_side(out[-1], col, lambda a, b: _heading_between(ink, dpi, a, b)):
+            out[-1] = out[-1] + col
+        else:
+            out.append(col)
+    return out
 
 
 def _group(run: list[FoundTarget], left: float, right: float, names_left: bool = False) -> FoundGroup:

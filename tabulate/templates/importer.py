@@ -27,6 +27,7 @@ from .codes import find_code
 from .find import FoundGroup, FoundTarget, find_targets, group_targets, ink_mask
 from .model import TemplateError, TemplatePage, TemplateSet
 from .proof import proof_image
+from .rows import row_span
 from .twosheets import one_off, refuse_second_sheet
 
 
@@ -228,18 +229,20 @@ def _row_end(ink: np.ndarray, dpi: float, x0: float, x1: float, top: float, bott
 
 def _areas(ink: np.ndarray, dpi: float, group: FoundGroup, i: int, write_in: bool) -> tuple[Rect, Rect | None]:
     """The designated marking area beside target ``i`` of a group, and its write-in area (write-in lines)."""
-    ts = group.targets
-    t = ts[i]
+    t = group.targets[i]
     cx, cy = t.bounds.center
-    top = (ts[i - 1].bounds.center[1] + cy) / 2 if i else t.bounds.y - 0.08
-    bottom = (ts[i + 1].bounds.center[1] + cy) / 2 if i + 1 < len(ts) else min(group.area.bottom, cy + 0.45)
+    # The rows above and below, and a target beside it on its row (`tabulate.templates.rows`).
+    above, below, before, after = row_span(group.targets, i)
+    top = (above + cy) / 2 if above is not None else t.bounds.y - 0.08
+    bottom = (below + cy) / 2 if below is not None else min(group.area.bottom, cy + 0.45)
     if group.names_left:  # the name, then its target: the row from the contest's left edge to the target
         # (a party printed by the target leaves a wide gap before a short name: no `_row_end` here).
         x1 = t.bounds.x - 0.03
-        x0 = min(group.area.x + AREA_EDGE_IN, x1 - MIN_ROW_IN)
+        x0 = min(group.area.x + AREA_EDGE_IN, x1 - MIN_ROW_IN) if before is None else before + 0.03
     else:
         x0 = t.bounds.right + t.head_in + 0.03
-        x1 = _row_end(ink, dpi, x0, group.area.right - AREA_EDGE_IN, top, bottom)
+        end = group.area.right - AREA_EDGE_IN if after is None else after - 0.05
+        x1 = _row_end(ink, dpi, x0, end, top, bottom)
     marking = Rect(x0, top + 0.01, max(0.1, x1 - x0), max(0.1, bottom - top - 0.02))
     if not write_in:
         return marking, None

@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 import zxingcpp
 
+from ..detect.dither import undither
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
 from ..detect.register import Registration
@@ -53,7 +54,6 @@ from .align import (
 from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
-from .dither import undither
 from .exports import page_dpi, paper_of, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
 from .matching import (
@@ -70,6 +70,7 @@ from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
 from .pages import prepared, scoring_template
 from .placement import OffImage, anchors_needed, columns_upright, enough_anchors, place_page
+from .sidescale import sides_disagree
 
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
@@ -94,6 +95,9 @@ class TemplateReader:
         self.paper_in = (self.tset.pages[0].layout.width_in, self.tset.pages[0].layout.height_in)
         #: Every paper the set's pages are on, shortest first (a set may mix lengths by style).
         self.papers = sorted({(p.layout.width_in, p.layout.height_in) for p in self.tset.pages}, key=lambda p: p[1])
+
+    #: Both sides of a sheet placed at one scale, or a person reads it (`tabulate.detect.pair_pages`).
+    sides_disagree = staticmethod(sides_disagree)
 
     def __getstate__(self):  # workers load the set themselves
         return {"folder": self.folder}

@@ -87,17 +87,26 @@ def place_contest(
     if d.family == "timing":  # on the grid of the top row of timing marks
         base = x + w - 0.12 - TIMING_EDGE_IN - TIMING_PITCH_IN if right_side else x + 0.12
         tx = snap(base, TIMING_PITCH_IN) + TIMING_EDGE_IN - tw / 2
-    for n, (o, h) in enumerate(_option_rows(election, c, d)[part[0] : part[1]]):
+    rows = _option_rows(election, c, d)[part[0] : part[1]]
+    across = d.yes_no_across and c.type == "question" and shape != "arrow" and not right_side
+    left = tx
+    for n, (o, h) in enumerate(rows):
         if d.family == "timing":
             h = snap(h - 1e-6, TIMING_PITCH_IN)
+        if across:  # YES and NO on one row, each target with its word after it; the row is left once
+            tx = left + n * (w / len(rows))
+            if d.family == "timing":
+                tx = snap(tx + tw / 2 - TIMING_EDGE_IN - 1e-6, TIMING_PITCH_IN) + TIMING_EDGE_IN - tw / 2
         mid = y + (min(h, d.row_in) / 2 if d.family != "timing" else TIMING_PITCH_IN / 2)
+        if d.row_shade and n % 2:  # every other row on a shaded band, target and name alike
+            items.append(("shade", x + 0.03, y, w - 0.06, h, d.row_shade))
         b = target_rect(d, shape, tx, mid)
         draw_target(items, d, shape, b, n + part[0])
         name_x = b.right + (0.24 if shape == "arrow" else 0.1)
-        right = x + w - pad
+        right = x + w - pad if not across or n == len(rows) - 1 else left + (n + 1) * (w / len(rows)) - 0.1
         if right_side:  # the name first, then its target
             name_x, right = x + pad + 0.05, b.x - 0.1
-        if d.family == "boxes" and n and d.rules:
+        if d.family == "boxes" and n and d.rules and not across:
             items.append(("line", x + 0.05, y, x + w - 0.05, y, 0.006))
         if o.kind == "write_in":
             line_y = y + h - 0.09
@@ -122,7 +131,8 @@ def place_contest(
                     c.id, o.id, o.kind, shape, b, Rect(name_x - 0.05, y + 0.02, right - name_x + 0.05, h - 0.04)
                 )
             )
-        y += h
+        if not across or n == len(rows) - 1:
+            y += h
     y += pad
     if d.family == "boxes" and d.rules:
         items.append(("frame", x, y0, w, y - y0, 0.03))

@@ -67,6 +67,16 @@ class Design:
     #: scanner sees the targets at ``dropout_grey`` (paper 255) on the voted sheets.
     target_rgb: tuple[int, int, int] | None = None
     dropout_grey: int = 0
+    #: The ``boxes`` family's heading bands printed in a tint (RGB), as vendors print contest headers in a
+    #: light colour: blanks are written in colour, and the voted sheets' scans show the band at ``shade_grey``
+    #: (a colour scan's luminance; 255: a colour-dropout scanner took it out). None: grey 225, as shipped.
+    shade_rgb: tuple[int, int, int] | None = None
+    shade_grey: int = 225
+    #: Above 0, every other option row printed on a band of this grey (behind the target, the name and the
+    #: party), as ballots shade rows to guide the eye; in ``shade_rgb`` with the headings when that is set.
+    row_shade: int = 0
+    #: A question's YES and NO targets side by side on one row ("( ) YES   ( ) NO"), not one under the other.
+    yes_no_across: bool = False
     #: The blanks as the county publishes its sample ballot (`tabulate.ballots.vendor.sample`): above 0, a
     #: diagonal "SAMPLE BALLOT" watermark at this grey, the heading and a footer changed; ``sample_code``
     #: False leaves the QR code off the sample. The voted sheets never show any of it.

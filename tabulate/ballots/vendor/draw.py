@@ -116,10 +116,12 @@ def print_page(ballot: VendorBallot, page: VendorPage, dpi: int | None = None, c
     img = Image.new("RGB", size, (255, 255, 255)) if colour else Image.new("L", size, 255)
     d = ImageDraw.Draw(img)
     black = (0, 0, 0) if colour else 0
-    tint = design.target_rgb if colour else design.dropout_grey
+    tint = (design.target_rgb or black) if colour else design.dropout_grey
     for it in page.items:
-        if it[0] == "shade":
-            _item(d, img, dpi, it[:5] + ((it[5],) * 3 if colour else it[5],))
+        if it[0] == "shade":  # a tinted band (``Design.shade_rgb``) as printed, or as the scanner sees it
+            band = design.shade_rgb if design.shade_rgb is not None else None
+            grey = design.shade_grey if band is not None else it[5]
+            _item(d, img, dpi, it[:5] + ((band or (grey,) * 3) if colour else grey,))
     for it in page.items:
         if it[0] == "target":
             _item(d, img, dpi, it[1], tint)

@@ -39,7 +39,7 @@ def write_blanks(
             continue
         d = DESIGNS[style_design(family, style.id)]
         pages = blank_pages(election, style.id, family)
-        if d.target_rgb is not None:  # the county's blanks show the drop-out colour the scans do not
+        if d.target_rgb is not None or d.shade_rgb is not None:  # the blanks in the colours printed
             pages = colour_blank_pages(election, style.id, family)
         if d.sample_grey:  # the county's published sample ballot, not the ballot as printed
             b = ballot(election, style.id, family)
