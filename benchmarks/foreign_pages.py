@@ -6,7 +6,10 @@ The family's blanks of style ``--keep`` alone are imported; the simulated sheets
 realistic voters alternating, every fourth a rough scan, as `templates_accuracy.py`) of every *other* style
 are read with that set and counted by outcome. Each page read (``ok``) is a page of another style read as
 one of the set's: its marks counted for the options the set's page prints there. See "A style the set
-does not hold" in docs/templates.md.
+does not hold" and "A set missing a style" in docs/templates.md.
+
+The reader is called directly, as `read`/`scan --templates --allow-missing-styles` would: without the flag
+those commands refuse such a set before reading a page (``templates_incomplete``, printed first here).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from templates_accuracy import family_election  # noqa: E402
 
 from tabulate.ballots.vendor import simulate_vendor_sheet  # noqa: E402
 from tabulate.ballots.vendor.write import write_blanks  # noqa: E402
-from tabulate.templates import TemplateReader, import_templates  # noqa: E402
+from tabulate.templates import TemplateReader, check_complete, import_templates  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -44,6 +47,10 @@ def main(argv=None) -> int:
         blanks = write_blanks(election, args.family, Path(tmp) / "b", styles=(args.keep,))
         import_templates(election, blanks, Path(tmp) / "set")
         reader = TemplateReader(str(Path(tmp) / "set"))
+        missing = check_complete(election, reader.tset, allow_missing=True)
+        print(f"read/scan --templates refuse this set (templates_incomplete): it lacks {len(missing)} styles or pages")
+        for m in missing:
+            print(f"  {m.where}")
         for k in range(args.sheets):
             population, profile = ("stress", "realistic")[k % 2], "rough" if k % 4 == 3 else "default"
             images, truth = simulate_vendor_sheet(

@@ -55,7 +55,17 @@ def tpl_built(tmp_path_factory):
             path.write_bytes(data)
             files.append(str(path))
     db = root / "store.db"
-    scan = ["scan", *files, "--election", str(GENERAL), "--db", str(db), "--vote-type", "election_day"]
+    scan = [
+        "scan",
+        *files,
+        "--election",
+        str(GENERAL),
+        "--db",
+        str(db),
+        "--vote-type",
+        "election_day",
+        "--allow-missing-styles",
+    ]
     assert main([*scan, "--batch", "vendor", "--templates", str(root / "set"), "--no-progress", "--workers", "1"]) == 0
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(users, "_hasher", PasswordHasher(**FAST_HASHER))
@@ -120,7 +130,17 @@ def test_the_store_records_the_set_and_each_page_names_it(tenv):
 
 def test_scanning_another_batch_with_the_same_set_records_it_once(tenv):
     files = sorted(str(p) for p in tenv.root.glob("sheet-00002-*.tif"))
-    scan = ["scan", *files, "--election", str(GENERAL), "--db", str(tenv.db), "--vote-type", "election_day"]
+    scan = [
+        "scan",
+        *files,
+        "--election",
+        str(GENERAL),
+        "--db",
+        str(tenv.db),
+        "--vote-type",
+        "election_day",
+        "--allow-missing-styles",
+    ]
     assert main([*scan, "--batch", "again", "--templates", str(tenv.root / "set"), "--no-progress"]) == 0
     assert sum(e.kind == JOURNAL_KIND for e in tenv.store.journal()) == 1
 
@@ -268,7 +288,17 @@ def test_verify_images_finds_a_moved_set_only_when_given_it(tpl_built, tmp_path,
     shutil.copytree(tpl_built / "set", moved)
     db = tmp_path / "one.db"
     files = sorted(str(p) for p in tpl_built.glob("sheet-00002-*.tif"))
-    scan = ["scan", *files, "--election", str(GENERAL), "--db", str(db), "--vote-type", "election_day"]
+    scan = [
+        "scan",
+        *files,
+        "--election",
+        str(GENERAL),
+        "--db",
+        str(db),
+        "--vote-type",
+        "election_day",
+        "--allow-missing-styles",
+    ]
     assert main([*scan, "--batch", "one", "--templates", str(moved), "--no-progress", "--workers", "1"]) == 0
     shutil.rmtree(moved)
     capsys.readouterr()

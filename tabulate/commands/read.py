@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from .errors import UsageError
+from .templates import add_missing_styles_option
 
 
 def register(subparsers) -> None:
@@ -30,6 +31,7 @@ def register(subparsers) -> None:
         metavar="DIR",
         help="read with a template set (ballots another vendor printed; `tabulate templates import`)",
     )
+    add_missing_styles_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON document with every sheet's reading")
     p.add_argument(
         "--annotate",
@@ -72,7 +74,7 @@ def run(args) -> int:
     from .templates import reader_for
 
     election = load_election(args.election)
-    reader = reader_for(args.templates)
+    reader = reader_for(args.templates, election, allow_missing=args.allow_missing_styles)
     for path in args.images:
         if not path.exists():
             raise UsageError(f"no such image: {path}")

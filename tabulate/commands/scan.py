@@ -12,6 +12,7 @@ from ..store import Store, StoreError, open_store
 from ..store.batch_lock import batch_lock
 from .errors import UsageError
 from .station_keys import add_station_key_option
+from .templates import add_missing_styles_option
 
 
 def register(subparsers) -> None:
@@ -93,6 +94,7 @@ def register(subparsers) -> None:
         metavar="DIR",
         help="read with a template set (ballots another vendor printed; `tabulate templates import`)",
     )
+    add_missing_styles_option(p)
     p.add_argument("--simplex", action="store_true", help="each page is a sheet of its own (no back pages)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_station_key_option(p)
@@ -226,7 +228,8 @@ def run_scan(args: argparse.Namespace) -> int:
         from ..central.interpret import TemplateInterpreter
         from .templates import reader_for
 
-        template_reader = reader_for(Path(args.templates))  # one line now if the folder is not a template set
+        # One line now if the folder is not a template set, or lacks a style (templates_incomplete).
+        template_reader = reader_for(Path(args.templates), election, allow_missing=args.allow_missing_styles)
         interpreter = {"interpreter": TemplateInterpreter(str(Path(args.templates).resolve()))}
     store = open_bound_store(args.db, election, document)
     lock = batch_lock(args.db, store, args.batch)

@@ -75,7 +75,8 @@ def run_station_command(args: argparse.Namespace, election: Election, document: 
         from ..central.interpret import TemplateInterpreter
         from .templates import reader_for
 
-        reader_for(Path(args.templates))  # one line now if the folder is not a template set
+        # One line now if the folder is not a template set, or lacks a style (templates_incomplete).
+        reader_for(Path(args.templates), election, allow_missing=args.allow_missing_styles)
         interpreter = {"interpreter": TemplateInterpreter(str(Path(args.templates).resolve()))}
     elif args.cluster is None:
         from ..central import layouts_cache

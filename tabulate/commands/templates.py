@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from .errors import UsageError
+
+#: ``--allow-missing-styles``'s help: what a person takes on by passing it.
+ALLOW_MISSING_HELP = (
+    "read with a template set that lacks pages of some of the election's ballot styles (refused without it: "
+    "templates_incomplete). RISK: a page of a missing style is read as the nearest imported style and its "
+    "marks are counted for that style's contests, a wrong vote; pass it only when no ballot of those styles "
+    "is in the pile"
+)
+
+
+def add_missing_styles_option(p) -> None:
+    """``--allow-missing-styles`` for the commands that read with ``--templates DIR`` (`read`, `scan`)."""
+    p.add_argument("--allow-missing-styles", action="store_true", help=ALLOW_MISSING_HELP)
 
 
 def add_moved_set_option(p, *, when: str = "") -> None:
@@ -82,7 +96,23 @@ def run_import(args) -> int:
             f"{len(p.layout.contest_boxes)} contests{code}; proof {args.out / (p.key + '-proof.png')}"
         )
     print(f"blank level {tset.blank_level:.3f}; thresholds marginal {tset.marginal:.3f}, definite {tset.definite:.3f}")
+    _say_missing(election, tset)
     return 0
+
+
+def _say_missing(election, tset) -> None:
+    """One stderr line per style page the set lacks: `read`/`scan --templates` will refuse the set until then."""
+    from ..templates import missing_pages
+
+    missing = missing_pages(election, tset)
+    for m in missing:
+        print(f"tabulate: the set lacks {m}: import its blank", file=sys.stderr)
+    if missing:
+        print(
+            f"tabulate: the set is incomplete ({len(missing)} missing): read and scan refuse it "
+            "(templates_incomplete) unless given --allow-missing-styles",
+            file=sys.stderr,
+        )
 
 
 def run_split_sides(args) -> int:
@@ -101,16 +131,31 @@ def run_split_sides(args) -> int:
     return 0
 
 
-def reader_for(folder: Path | None):
-    """The `TemplateReader` for ``--templates DIR`` (None without it); one line if the folder is not a set."""
+def reader_for(folder: Path | None, election=None, *, allow_missing: bool = False):
+    """The `TemplateReader` for ``--templates DIR`` (None without it); one line if the folder is not a set.
+
+    Given the ``election`` it will read for, the set must hold every page of every ballot style
+    (`tabulate.templates.coverage`, 31 KAR 6:030 Section 2(1)(a): a mark counts for the name next to it, on
+    the voter's own ballot): else ``templates_incomplete``, or with ``allow_missing`` a warning on stderr.
+    """
     if folder is None:
         return None
-    from ..templates import TemplateError, TemplateReader
+    from ..templates import TemplateError, TemplateReader, TemplatesIncomplete, check_complete
 
     try:
-        return TemplateReader(str(folder))
+        reader = TemplateReader(str(folder))
+        missing = () if election is None else check_complete(election, reader.tset, allow_missing=allow_missing)
+    except TemplatesIncomplete as e:
+        raise UsageError(f"{folder}: {e}", code=e.code) from None
     except TemplateError as e:
         raise UsageError(str(e)) from None
+    if missing:
+        print(
+            f"tabulate: warning: {folder} lacks {'; '.join(m.where for m in missing)}: a page of those styles "
+            "would be read as the nearest imported style (--allow-missing-styles)",
+            file=sys.stderr,
+        )
+    return reader
 
 
 def record_set(store, reader, *, batch_id: int | None = None) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import lazy_loader
 
 if TYPE_CHECKING:
+    from .coverage import MissingPage, TemplatesIncomplete, check_complete, missing_pages
     from .importer import PageMap, import_templates, read_map
     from .model import JOURNAL_KIND, TemplateError, TemplatePage, TemplateSet, load_set
     from .placement import blank_scores
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 #: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
 _WHERE = {
+    "coverage": ["MissingPage", "TemplatesIncomplete", "check_complete", "missing_pages"],
     "importer": ["PageMap", "import_templates", "read_map"],
     "model": ["JOURNAL_KIND", "TemplateError", "TemplatePage", "TemplateSet", "load_set"],
     "placement": ["blank_scores"],
@@ -34,14 +36,18 @@ __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs=_WHERE)
 
 __all__ = [
     "JOURNAL_KIND",
+    "MissingPage",
     "PageMap",
     "TemplateError",
     "TemplatePage",
     "TemplateReader",
     "TemplateSet",
+    "TemplatesIncomplete",
     "blank_scores",
+    "check_complete",
     "import_templates",
     "load_set",
+    "missing_pages",
     "read_map",
     "recorded_sets",
     "style_pages",
