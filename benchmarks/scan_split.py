@@ -43,16 +43,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import throughput  # noqa: E402
 
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _proc_cpu(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / _TICK
+_proc_cpu = throughput.proc_cpu
 
 
 def _readers_cpu(readers) -> dict[int, float]:

@@ -234,6 +234,16 @@ def pipeline_decode_only(folder: Path, db: Path, workers: int) -> float:
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far, from /proc; 0.0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
 def _session(root: int) -> dict[int, tuple[int, float]]:
     """Every process in the session led by ``root``: pid -> (RSS kB, CPU seconds so far), from /proc."""
     out = {}
