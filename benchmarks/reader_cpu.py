@@ -119,13 +119,7 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
         ],
     }
     steps.update(_sheet_steps(election, sheets))
-    best = dict.fromkeys(steps, float("inf"))
-    for _ in range(rounds):
-        for name, step in steps.items():
-            start = time.process_time()
-            step()
-            best[name] = min(best[name], time.process_time() - start)
-    return {name: 1e3 * v / len(sheets) for name, v in best.items()}
+    return _least(steps, rounds, len(sheets))
 
 
 def _sheet_steps(election, sheets: list) -> dict:
@@ -176,13 +170,18 @@ def bitonal_ab(folder: Path, rounds: int) -> dict[str, float]:
         "decode to grey + read": each(grey_decode, True),
         "decode as bytes + read": each(decode_page, True),
     }
+    return _least(steps, rounds, len(pairs))
+
+
+def _least(steps: dict, rounds: int, per: int) -> dict[str, float]:
+    """Each step's least CPU ms over ``rounds``, the steps taking turns, divided by ``per`` (sheets or pages)."""
     best = dict.fromkeys(steps, float("inf"))
     for _ in range(rounds):
         for name, step in steps.items():
             start = time.process_time()
             step()
             best[name] = min(best[name], time.process_time() - start)
-    return {name: 1e3 * v / len(pairs) for name, v in best.items()}
+    return {name: 1e3 * v / per for name, v in best.items()}
 
 
 def main(argv=None) -> int:
