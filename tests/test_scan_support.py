@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from tabulate.central import Interpretation
-from tabulate.central.patience import Patience
 from tabulate.central.interpret import votes_outcome
+from tabulate.central.patience import Patience
 from tabulate.core.marks import BallotMarks, OptionMark
 from tabulate.election import Election, load_election
 from tabulate.rules import apply_rules, marks_to_dict

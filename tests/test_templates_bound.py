@@ -89,7 +89,7 @@ def test_a_recount_refuses_a_set_recorded_for_another_election(sets):
     digest = load_set(folder).digest
     store = SimpleNamespace(
         evidence=lambda sid: {"pages": [{"template_set": digest}]},
-        journal=lambda: [],
+        journal=list,
         election=lambda: load_election(edited),
     )
     with pytest.raises(TemplatesWrongElection):
