@@ -17,8 +17,7 @@ import pytest
 from tabulate.ballots.vendor import PaperEffects, simulate_vendor_sheet
 from tabulate.ballots.vendor.write import write_blanks
 from tabulate.election import load_election, parse_election
-from tabulate.templates import TemplateReader, import_templates
-from tabulate.templates import ownprint
+from tabulate.templates import TemplateReader, import_templates, ownprint
 
 GENERAL = Path(__file__).parents[1] / "samples" / "general" / "election.json"
 LAW = "filling in the oval or box or connecting the arrow next to the candidate's name or the question choice"
