@@ -18,6 +18,7 @@ election printed in the same layout: ``names`` gives us-house-6 other candidates
 count), ``count`` gives us-senate one candidate more (the contests below move down a row). Each sheet is
 read twice: with both codes scratched out (matching decides; the names check, `ownprint`, must refuse
 it) and as printed (the vendor's code names a style number, the same in both elections: the code decides).
+A scratched QR code still reads now and then (its error correction): such a page is decided by its code.
 Pages the other election prints alike (a back whose contests did not change) are counted apart: reading
 them is right.
 """
@@ -111,8 +112,8 @@ def other_election(args) -> int:
                 images, truth = simulate_vendor_sheet(
                     other, args.family, k, args.seed, population=population, scan_profile=profile, effects=effects
                 )
-                for i, image in enumerate(images):
-                    alike = _printed_alike(election, other, args.family, truth["style"], i)
+                for it, image in zip(truth["images"], images):  # scan order: a sheet may be fed back first
+                    alike = _printed_alike(election, other, args.family, truth["style"], it["page"] - 1)
                     r = reader.read_image(election, image)
                     table[
                         (code, "printed alike" if alike else "prints otherwise", "read" if r.ok else r.reason_code)

@@ -26,6 +26,7 @@ lies `FLOOR_MARGIN` of the way from there to 1, and never under `MIN_FLOOR`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -43,6 +44,10 @@ UNIT_INSET_IN = 0.02
 #: Both the page's and the blank's units are blurred by this (pixels at `FINE_DPI`, Gaussian sigma): the
 #: scan's grain and a registration off by a fraction of a stroke would otherwise weigh like a wrong letter.
 UNIT_BLUR = 0.7
+#: A blank pixel printing under this share of its unit's contrast is paper; a page pixel over
+#: `EXTRA_INK` of the page unit's contrast darker than its paper is ink.
+BLANK_PAPER = 0.1
+EXTRA_INK = 0.3
 #: A unit of another blank correlating at least this well with the blank's prints the same thing.
 SAME_UNIT = 0.95
 #: Where the floor lies between the best wrong unit of the set and 1.
@@ -59,10 +64,18 @@ class Unit:
     x0: int
     y0: int
     own: np.ndarray  # (rows, cols) float32, blurred
+    #: Where the blank prints nothing (under `BLANK_PAPER` of the unit's contrast): a page's ink there is
+    #: left out of the comparison (`_one_sided`).
+    paper: np.ndarray
 
     @property
     def shape(self) -> tuple[int, int]:
         return self.own.shape  # type: ignore[return-value]
+
+    @classmethod
+    def of(cls, label: str, x0: int, y0: int, own: np.ndarray) -> Unit:
+        hi, lo = float(own.max()), float(own.min())
+        return cls(label, x0, y0, own, (hi - own) < BLANK_PAPER * (hi - lo))
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,6 +86,20 @@ class Likeness:
     floor: float
     #: The best correlation another blank of the set showed over a unit where it differs (-1: none).
     wrong: float
+
+    @cached_property
+    def points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every unit's pixels as page inches (x, y; one unit after another) and where each unit starts."""
+        xs, ys = [], []
+        for u in self.units:
+            h, w = u.shape
+            yy, xx = np.mgrid[u.y0 : u.y0 + h, u.x0 : u.x0 + w]
+            xs.append(xx.ravel())
+            ys.append(yy.ravel())
+        starts = np.cumsum([0] + [u.own.size for u in self.units])
+        if not xs:
+            return np.zeros(0), np.zeros(0), starts
+        return np.concatenate(xs) / FINE_DPI, np.concatenate(ys) / FINE_DPI, starts
 
 
 def _blur(a: np.ndarray) -> np.ndarray:
@@ -86,20 +113,16 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
     return float((a * b).sum() / d) if d > 0 else 0.0
 
 
-#: A blank pixel printing under this share of its unit's contrast is paper; a page pixel over
-#: `EXTRA_INK` of the page unit's contrast darker than its paper is ink.
-BLANK_PAPER = 0.1
-EXTRA_INK = 0.3
-
-
-def _one_sided(page: np.ndarray, own: np.ndarray) -> float:
-    """`_ncc` leaving out the page's ink where the blank prints nothing (a voter's mark beside the name,
-    31 KAR 6:030 Section 3(1)'s marking area): what counts is the blank's print missing from the page."""
-    bp, bi = float(own.max()), float(own.min())
-    pp = float(np.percentile(page, 90))
-    pc = max(pp - float(page.min()), 1.0)
-    keep = ~(((bp - own) < BLANK_PAPER * (bp - bi)) & ((pp - page) > EXTRA_INK * pc))
-    return _ncc(page[keep], own[keep])
+def _one_sided(raw: np.ndarray, u: Unit) -> float:
+    """`_ncc` of the page's unit (``raw``, ``uint8``, `UNIT_BLUR` applied here) with the blank's, leaving out
+    the page's ink where the blank prints nothing (a voter's mark beside the name, in 31 KAR 6:030's marking
+    area): what counts is the blank's print missing from the page, and print where the page has none."""
+    counts = np.cumsum(np.bincount(raw.ravel(), minlength=256))
+    paper = float(np.searchsorted(counts, 0.9 * counts[-1]))  # the page's paper here: a name is a tenth or less
+    contrast = max(paper - float(raw.min()), 1.0)
+    page = _blur(raw)
+    keep = ~(u.paper & ((paper - page) > EXTRA_INK * contrast))
+    return _ncc(page[keep], u.own[keep])
 
 
 def _fine(tset: TemplateSet, tp: TemplatePage) -> np.ndarray:
@@ -120,7 +143,7 @@ def page_units(fine: np.ndarray, tp: TemplatePage) -> tuple[Unit, ...]:
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
         if x1 - x0 < 5 or y1 - y0 < 5 or float(fine[y0:y1, x0:x1].std()) < MIN_UNIT_STD:
             continue
-        out.append(Unit(f"{t.contest_id}/{t.option_id}", x0, y0, _blur(fine[y0:y1, x0:x1])))
+        out.append(Unit.of(f"{t.contest_id}/{t.option_id}", x0, y0, _blur(fine[y0:y1, x0:x1])))
     return tuple(out)
 
 
@@ -141,7 +164,7 @@ def wrong_unit_best(tset: TemplateSet, tp: TemplatePage, units: tuple[Unit, ...]
             continue
         for u in units:
             h, w = u.shape
-            rho = _one_sided(_blur(of[u.y0 : u.y0 + h, u.x0 : u.x0 + w]), u.own)
+            rho = _one_sided(of[u.y0 : u.y0 + h, u.x0 : u.x0 + w], u)
             if rho < SAME_UNIT and not _alike_nearby(of, u):
                 best = max(best, rho)
     return best
@@ -176,29 +199,19 @@ def likeness(tset: TemplateSet, tp: TemplatePage) -> Likeness:
     return hit
 
 
-def unit_correlations(fine: np.ndarray, affine: np.ndarray, units: tuple[Unit, ...]) -> np.ndarray:
-    """The page's correlation with the blank over each unit: the page (``fine``, at `FINE_DPI`; ``affine``
-    page inches -> its pixels) sampled at the unit's points in the page's frame (`cv2.remap`, one call),
-    blurred as the blank's."""
-    if not units:
+def unit_correlations(fine: np.ndarray, affine: np.ndarray, lk: Likeness) -> np.ndarray:
+    """The page's correlation with the blank over each of ``lk``'s units: the page (``fine``, at
+    `FINE_DPI`; ``affine`` page inches -> its pixels) sampled at the units' points of the page's frame
+    (`cv2.remap`, one call), blurred as the blank's."""
+    if not lk.units:
         return np.zeros(0)
-    xs, ys, sizes = [], [], []
-    for u in units:
-        h, w = u.shape
-        yy, xx = np.mgrid[u.y0 : u.y0 + h, u.x0 : u.x0 + w]
-        xs.append(xx.ravel())
-        ys.append(yy.ravel())
-        sizes.append(h * w)
-    x = np.concatenate(xs).astype(np.float64) / FINE_DPI
-    y = np.concatenate(ys).astype(np.float64) / FINE_DPI
+    x, y, starts = lk.points
     mx = (affine[0, 0] * x + affine[0, 1] * y + affine[0, 2]).astype(np.float32)
     my = (affine[1, 0] * x + affine[1, 1] * y + affine[1, 2]).astype(np.float32)
     got = _remap_points(fine, mx, my)
-    out, at = np.zeros(len(units)), 0
-    for i, u in enumerate(units):
-        out[i] = _one_sided(_blur(got[at : at + sizes[i]].reshape(u.shape)), u.own)
-        at += sizes[i]
-    return out
+    return np.array(
+        [_one_sided(got[starts[i] : starts[i + 1]].reshape(u.shape), u) for i, u in enumerate(lk.units)]
+    )
 
 
 #: Points a row of `_remap_points`'s map holds (`cv2.remap` takes maps under 32,767 pixels a side).
@@ -226,7 +239,7 @@ def check_own_print(tset: TemplateSet, tp: TemplatePage, fine: np.ndarray, affin
     every target: over some name its correlation with the blank is under the set's floor (`likeness`).
     ``fine`` is the page at `FINE_DPI`, ``affine`` page inches -> its pixels."""
     lk = likeness(tset, tp)
-    rho = unit_correlations(fine, affine, lk.units)
+    rho = unit_correlations(fine, affine, lk)
     if rho.size == 0:
         return
     worst = int(np.argmin(rho))
