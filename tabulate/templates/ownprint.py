@@ -209,9 +209,7 @@ def unit_correlations(fine: np.ndarray, affine: np.ndarray, lk: Likeness) -> np.
     mx = (affine[0, 0] * x + affine[0, 1] * y + affine[0, 2]).astype(np.float32)
     my = (affine[1, 0] * x + affine[1, 1] * y + affine[1, 2]).astype(np.float32)
     got = _remap_points(fine, mx, my)
-    return np.array(
-        [_one_sided(got[starts[i] : starts[i + 1]].reshape(u.shape), u) for i, u in enumerate(lk.units)]
-    )
+    return np.array([_one_sided(got[starts[i] : starts[i + 1]].reshape(u.shape), u) for i, u in enumerate(lk.units)])
 
 
 #: Points a row of `_remap_points`'s map holds (`cv2.remap` takes maps under 32,767 pixels a side).
