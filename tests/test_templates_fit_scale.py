@@ -23,7 +23,6 @@ from tabulate.ballots.vendor import simulate_vendor_sheet
 from tabulate.ballots.vendor.write import write_blanks
 from tabulate.election import parse_election
 from tabulate.templates import TemplateReader, import_templates
-from tabulate.templates.placement import anchors_needed
 
 GENERAL = Path(__file__).resolve().parents[1] / "samples" / "general" / "election.json"
 
