@@ -79,6 +79,7 @@ def measure(folder: Path, rounds: int) -> tuple[float, float]:
 def stages(folder: Path, rounds: int) -> dict[str, float]:
     """Each step of reading the decoded pages alone: least CPU ms a sheet over ``rounds`` interleaved rounds."""
     import tabulate.detect.score as score
+    from tabulate.detect.dither import diffused_bits
     from tabulate.detect.identify import check_style_code, code_crop, read_style_code
     from tabulate.detect.register import register_page
     from tabulate.detect.settings import DEFAULT_SETTINGS
@@ -106,6 +107,8 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
     finally:
         score.score_targets = real
     steps = {
+        # A G4 page's check for error diffusion (`read_image` runs it on every bitonal page before registering).
+        "dither check": lambda: [diffused_bits(im, lt["levels"]) for im, lt in zip(pages, luts) if lt],
         "register": lambda: [register_page(im, w, h, **lt) for im, lt in zip(pages, luts)],
         "streaks": lambda: [streak_columns(im, r.dpi, r.paper, r.ink, **lt) for im, r, lt in zip(pages, regs, luts)],
         "QR crop + zxing": lambda: [
