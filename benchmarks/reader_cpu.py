@@ -20,6 +20,12 @@ and zxing, the target kernel, the rest of scoring: docs/perf.md, "This round
 and rules, the marks' JSON, the evidence), least CPU ms a sheet; the load
 average is printed beside.
 
+``--in-flow`` times each step where `interpret_sheet` runs it, sheet after sheet
+(every function wrapped by a CPU timer), and what `read_sheet` and
+`interpret_sheet` spend outside the steps: a step meets the page as the step
+before it left it, not in the CPU's cache as ``--stages`` has it (docs/perf.md,
+branch g4page7: where the ~1.2 ms a G4 sheet that the steps did not add up to went).
+
 ``--bitonal-ab`` (this tree, G4 only): each page decoded to grey and read,
 against the same page read as its decoder's bytes, interleaved in one
 process: the one comparison of branch g4direct that two loaded runs of two
@@ -145,6 +151,74 @@ def _sheet_steps(election, sheets: list) -> dict:
     }
 
 
+#: The steps `in_flow` times inside `read_sheet` (names in `tabulate.detect.read`), then the sheet's own.
+_READ_STEPS = (
+    "headers",
+    "page_sha256",
+    "decode_native",
+    "diffused_bits",
+    "register_page",
+    "streak_columns",
+    "code_crop",
+    "read_style_code",
+    "check_style_code",
+    "score_page",
+    "identify_from_other_side",
+    "pair_pages",
+)
+
+
+def in_flow(folder: Path, rounds: int) -> dict[str, float]:
+    """Each step's CPU where `interpret_sheet` runs it, sheet after sheet (each function wrapped by a timer):
+    least CPU ms a sheet of each over ``rounds``, what `read_sheet` and `interpret_sheet` spend outside them,
+    and the whole. Unlike ``--stages`` (each step alone, over and over on pages in the CPU's cache), a step
+    here meets the page as the one before it left it: what the "whole" of ``--stages`` could not account for."""
+    import tabulate.central.interpret as interpret
+    import tabulate.detect as detect
+    import tabulate.detect.read as read
+    import tabulate.rules as rules
+    import tabulate.store.evidence_reading as evidence
+
+    spent: dict[str, int] = {}
+    clock = time.process_time_ns
+
+    def timed(module, name: str) -> None:
+        real = getattr(module, name)
+
+        def step(*args, **kwargs):
+            start = clock()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0) + clock() - start
+
+        setattr(module, name, step)
+
+    for name in _READ_STEPS:
+        if hasattr(read, name):
+            timed(read, name)
+    outer = ("encode_reading", "sheet_marks", "apply_rules", "marks_to_dict", "_json")
+    for module, name in zip((evidence, detect, rules, rules, interpret), outer):
+        timed(module, name)
+    timed(detect, "read_sheet")
+    election = load_election(throughput.ELECTION)
+    sheets = [[Path(p.path).read_bytes() for p in s.pages] for s in ScanPlan([folder])]
+    for s in sheets:
+        interpret_sheet(election, s)
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        spent.clear()
+        start = clock()
+        for s in sheets:
+            interpret_sheet(election, s)
+        spent["interpret_sheet whole"] = clock() - start
+        spent["read_sheet's own (pages, pairing)"] = spent["read_sheet"] - sum(spent.get(n, 0) for n in _READ_STEPS)
+        spent["interpret_sheet's own"] = spent["interpret_sheet whole"] - sum(spent[n] for n in ("read_sheet", *outer))
+        for name, ns in spent.items():
+            best[name] = min(best.get(name, float("inf")), ns / 1e6 / len(sheets))
+    return best
+
+
 def bitonal_ab(folder: Path, rounds: int) -> dict[str, float]:
     """A G4 page decoded to grey and read, against the same page read as its decoder's bytes (`decode_native`),
     in this one process, interleaved round by round: least CPU ms a page (docs/perf.md, branch g4direct)."""
@@ -194,12 +268,19 @@ def main(argv=None) -> int:
     ap.add_argument("--formats", default="g4,jpeg")
     ap.add_argument("--stages", action="store_true", help="also time each step of reading alone (see above)")
     ap.add_argument("--bitonal-ab", action="store_true", help="G4 only: grey page against its own bytes (see above)")
+    ap.add_argument("--in-flow", action="store_true", help="each step's CPU inside the real flow (see above)")
     a = ap.parse_args(argv)
     a.work.mkdir(parents=True, exist_ok=True)
     if a.bitonal_ab:
         for name, ms in bitonal_ab(throughput.make_base("g4", a.work), a.rounds).items():
             print(f"{ROOT.name} g4 {name:<24} {ms:6.3f} CPU ms a page", flush=True)
         print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
+        return 0
+    if a.in_flow:
+        for fmt in a.formats.split(","):
+            for name, ms in in_flow(throughput.make_base(fmt, a.work), a.rounds).items():
+                print(f"{ROOT.name} {fmt} in flow {name:<36} {ms:6.3f} CPU ms a sheet", flush=True)
+            print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
         return 0
     for fmt in a.formats.split(","):
         whole, decode = measure(throughput.make_base(fmt, a.work), a.rounds)
