@@ -4,7 +4,7 @@
     python benchmarks/pool_gap.py --sheets 200 --kinds solo1,scan2 --knobs none,gc_freeze,malloc   # variants alternated
 
 The same batch (throughput.py's: ``--sheets`` distinct sheets copied from 16
-simulated ones) is read the same way -- `worker.read_tasks`, 4 sheets a task,
+simulated ones) is read the same way -- `worker.read_tasks`, the scan's sheets a task,
 by reader processes started exactly as the scan's (`start_readers`: the
 forkserver, its preload, the layouts) -- in several arrangements, one after
 the other, ``--rounds`` times interleaved:
@@ -18,7 +18,7 @@ the other, ``--rounds`` times interleaved:
   worker, every result shipped back and unpickled, nothing stored;
 * ``scan 1`` / ``scan 2``: the scan's own `run_batch` into a new SQLite store.
 
-The knob ``tasksN`` reads N sheets a task instead of the scan's 4 (`TASK_SHEETS`):
+The knob ``tasksN`` reads N sheets a task instead of the scan's (`TASK_SHEETS`: 4, 8 since g4page7):
 ``--kinds scan2 --knobs none,tasks8,tasks16`` (docs/perf.md, branch g4page7).
 
 For each, the workers' CPU, minor page faults and context switches from
@@ -237,7 +237,7 @@ def main(argv=None) -> int:
         "--knobs",
         default="none",
         help="variants to alternate, each comma-separated knobs joined by '+': e.g. 'none,gc_freeze,malloc' "
-        "(knobs: gc_freeze, malloc, threads, tasksN: N sheets a task instead of the scan's 4)",
+        "(knobs: gc_freeze, malloc, threads, tasksN: N sheets a task instead of the scan's TASK_SHEETS)",
     )
     ap.add_argument(
         "--bare",
