@@ -74,8 +74,9 @@ def test_an_x_over_a_shaded_name_is_still_a_mark_beside_it(zebra):
 
 
 def test_tint_streaks_need_two_bands_and_white_paper_between():
-    """A column black over the whole height of two bands and white between them is a streak; a voter's line
-    running on past a band, or one band alone, is not; nor a band printed darker than the threshold."""
+    """A thin column black over the height of two bands and white between them is a streak; a voter's line
+    running on past a band, one band alone, two filled ovals one above the other, or a band printed darker
+    than the threshold, is not."""
     dpi = 100.0
     img = np.full((400, 300), 255, np.uint8)
     bands = np.array([[0.5, 0.5, 2.5, 0.8], [0.5, 1.5, 2.5, 1.8], [0.5, 2.5, 2.5, 2.8]])
@@ -84,6 +85,8 @@ def test_tint_streaks_need_two_bands_and_white_paper_between():
         img[y0:y1, 100] = 0  # a streak in every band
         img[y0:y1, 150] = 0 if y0 == 150 else 255  # a stroke in one band only
     img[40:190, 200] = 0  # a voter's line through two bands and the paper between them
+    for y0 in (55, 255):  # two filled ovals, one above the other, each from the top of its band down
+        img[y0 - 5 : y0 + 18, 220:262] = 0
     streak = tint_streaks(img, affine, bands, dpi)
     assert streak is not None and np.nonzero(streak)[0].tolist() == [99, 100, 101]
     dark = img.copy()

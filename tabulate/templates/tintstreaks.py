@@ -52,11 +52,17 @@ EDGE_IN = 0.025
 #: along, where a streak meets at most a piece of print (an oval's outline on the next row).
 OUTSIDE_BLACK = 0.6
 OUTSIDE_IN = 0.04
+#: ... and thin: the band `SIDE_IN` inches to its left and to its right black on less than `SIDE_BLACK` of its
+#: rows (a dust streak is a pixel or three wide) ...
+SIDE_IN = 0.02
+SIDE_BLACK = 0.5
 #: ... in at least this many bands of the page.
 MIN_BANDS = 2
 #: A band where more of its columns than this share look so was printed darker than the scanner's threshold:
 #: the whole band, not a streak (its columns are left alone).
 MAX_BAND_SHARE = 0.05
+#: A page with more streak columns than this share of its width is left alone.
+MAX_PAGE_SHARE = 0.01
 #: Streak columns widened by this many columns each side (a dust streak's grey edge).
 WIDEN = 1
 
@@ -139,7 +145,14 @@ def _band_hits(image: np.ndarray, affine: np.ndarray, box: np.ndarray, dpi: floa
     black_above = (image[above, cols[None, :]] < 128).mean(axis=0)
     black_below = (image[below, cols[None, :]] < 128).mean(axis=0)
     tall = run >= max(BAND_BLACK * n_in, RUN_MIN_IN * dpi)
-    hit = tall & (black_above <= OUTSIDE_BLACK) & (black_below <= OUTSIDE_BLACK)
+    # Thin: the band beside it, `SIDE_IN` each way, mostly not black (a filled oval is as black a column as a
+    # streak, and 0.2 in wide).
+    k = max(2, int(round(SIDE_IN * dpi)))
+    share = black.mean(axis=0)
+    side = np.ones(len(cols), np.float64)
+    side[k:-k] = np.maximum(share[: -2 * k], share[2 * k :])
+    thin = side < SIDE_BLACK
+    hit = tall & thin & (black_above <= OUTSIDE_BLACK) & (black_below <= OUTSIDE_BLACK)
     if np.count_nonzero(hit) > max(3, MAX_BAND_SHARE * len(cols)):
         return np.zeros(0, np.int64)
     return cols[hit]
@@ -156,6 +169,6 @@ def tint_streaks(image: np.ndarray, affine: np.ndarray, bands: np.ndarray, dpi: 
     for box in bands:
         np.add.at(votes, _band_hits(image, affine, box, dpi), 1)
     streak = votes >= MIN_BANDS
-    if not streak.any():
-        return None
+    if not streak.any() or np.count_nonzero(streak) > MAX_PAGE_SHARE * len(streak):
+        return None  # none; or more than dust makes (the bands printed darker than the scanner's threshold)
     return widened(streak, WIDEN)
