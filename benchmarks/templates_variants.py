@@ -285,6 +285,8 @@ def _variants() -> list[Variant]:
         Variant("timing 200, scans 204 x 196 DPI", "timing", anisotropic(204, 196)),
         Variant("boxes, fed crooked 6 deg", "boxes", affine(angle=6.0)),
         Variant("timing, fed crooked -5 deg", "timing", affine(angle=-5.0)),
+        Variant("boxes, security tint (wavy lines, grey 215)", v("boxes", "tint", security_tint=215)),
+        Variant("timing, security tint (wavy lines, grey 150)", v("timing", "tint", security_tint=150)),
     ]
 
 

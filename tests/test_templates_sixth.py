@@ -87,13 +87,13 @@ def test_tint_streaks_need_two_bands_and_white_paper_between():
     img[40:190, 200] = 0  # a voter's line through two bands and the paper between them
     for y0 in (55, 255):  # two filled ovals, one above the other, each from the top of its band down
         img[y0 - 5 : y0 + 18, 220:262] = 0
-    streak = tint_streaks(img, affine, bands, dpi)
+    streak = tint_streaks(img, affine, lambda: bands, dpi)
     assert streak is not None and np.nonzero(streak)[0].tolist() == [99, 100, 101]
     dark = img.copy()
     dark[50:80, 60:240] = 0  # the first band printed under the threshold: no column of it is a streak
     dark[150:180, 60:240] = 0
-    assert tint_streaks(dark, affine, bands, dpi) is None
-    assert tint_streaks(img.astype(np.uint8) // 2 + 64, affine, bands, dpi) is None  # grey scans: left alone
+    assert tint_streaks(dark, affine, lambda: bands, dpi) is None
+    assert tint_streaks(img.astype(np.uint8) // 2 + 64, affine, lambda: bands, dpi) is None  # grey scans: left alone
     blank = np.full((400, 300), 255, np.uint8)
     blank[50:80, 40:260] = 200
     blank[60:70, 80:120] = 0  # a name printed over the band

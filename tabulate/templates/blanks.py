@@ -48,15 +48,19 @@ class Blank:
     paper_in: tuple[float, float]
     #: A sample ballot's grey watermark painted out of ``image`` (square inches; `strip_watermark`).
     watermark_in2: float = 0.0
-    #: Its tinted bands, found before the watermark was left out (`tintstreaks.tint_bands`, page inches).
+    #: Its tinted bands, found before a watermark was left out (`tintstreaks.tint_bands`, page inches; only
+    #: when one was).
     tint_in: tuple[tuple[float, float, float, float], ...] = ()
 
 
 def _blank(name: str, img: np.ndarray, dpi: float, paper: tuple[float, float]) -> Blank:
     """A blank page with a sample ballot's watermark left out (the voted scans never show it)."""
+    stripped, area = strip_watermark(img, dpi)
+    if area == 0:  # the reader finds the tinted bands on the blank stored (`tintstreaks.page_bands`)
+        return Blank(name, img, dpi, paper)
+    # A band the watermark's grey took with it would be lost to the reader: the bands as printed.
     bands = tuple((b[0], b[1], b[2], b[3]) for b in tint_bands(img, dpi).round(3).tolist())
-    img, area = strip_watermark(img, dpi)
-    return Blank(name, img, dpi, paper, area, bands)
+    return Blank(name, stripped, dpi, paper, area, bands)
 
 
 def paper_and_dpi(shape: tuple[int, int]) -> tuple[tuple[float, float], float]:

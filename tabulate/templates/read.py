@@ -149,9 +149,7 @@ class TemplateReader:
             upright, scoring_reg = columns_upright(image, reg)
             r0, r1 = paper_rows(upright.shape, scoring_reg.affine, tp.layout.width_in, tp.layout.height_in, reg.dpi)
             streaks = streak_columns(upright[r0:r1], reg.dpi, reg.paper, reg.ink)
-            tinted = tint_streaks(
-                upright, scoring_reg.affine, page_bands(self.tset, tp, prepared(self.tset, tp).blank), reg.dpi
-            )
+            tinted = tint_streaks(upright, scoring_reg.affine, lambda: page_bands(self.tset, tp), reg.dpi)
             streaks = streaks if tinted is None else streaks | tinted  # streaks only a shaded row shows
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
             slack = settings.search_in

@@ -28,12 +28,14 @@ shaded name keeps every other column and is read as before.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import cv2
 import numpy as np
 
 from ..detect.streaks import widened
 from .model import TemplatePage, TemplateSet
+from .pages import prepared
 
 #: Grey levels of a blank's tint: lighter than print, darker than paper.
 TINT_GREY = (120, 242)
@@ -87,17 +89,16 @@ def tint_bands(blank: np.ndarray, dpi: float) -> np.ndarray:
     return np.array(out, np.float64).reshape(-1, 4)
 
 
-def page_bands(tset: TemplateSet, page: TemplatePage, blank: np.ndarray) -> np.ndarray:
-    """The page's tinted bands: as the import found them on the blank before a watermark was left out, or (a
-    set imported before it recorded them, or none found) `tint_bands` of the blank it stored; once per page
-    and process."""
+def page_bands(tset: TemplateSet, page: TemplatePage) -> np.ndarray:
+    """The page's tinted bands: as the import found them on the blank before a watermark was left out (it
+    records them only then), else `tint_bands` of the blank it stored; once per page and process."""
     if page.tint_bands_in:
         return np.array(page.tint_bands_in, np.float64)
     key = (tset.folder, page.key)
     with _LOCK:
         hit = _CACHE.get(key)
     if hit is None:
-        hit = tint_bands(blank, page.dpi)
+        hit = tint_bands(prepared(tset, page).blank, page.dpi)
         with _LOCK:
             _CACHE[key] = hit
     return hit
@@ -158,15 +159,21 @@ def _band_hits(image: np.ndarray, affine: np.ndarray, box: np.ndarray, dpi: floa
     return cols[hit]
 
 
-def tint_streaks(image: np.ndarray, affine: np.ndarray, bands: np.ndarray, dpi: float) -> np.ndarray | None:
-    """A ``bool`` per column of the upright ``image``: a streak only the blank's tinted ``bands`` show, or
-    None when there is none (no bands, not a bitonal scan, or no column seen in `MIN_BANDS` bands).
+def tint_streaks(
+    image: np.ndarray, affine: np.ndarray, bands: Callable[[], np.ndarray], dpi: float
+) -> np.ndarray | None:
+    """A ``bool`` per column of the upright ``image``: a streak only the blank's tinted bands (``bands()``,
+    asked only of a bitonal scan) show, or None when there is none (not a bitonal scan, fewer than
+    `MIN_BANDS` bands, or no column seen in `MIN_BANDS` of them).
 
     ``affine`` maps page inches to the image's pixels (the scoring registration's)."""
-    if len(bands) < MIN_BANDS or not _bitonal(image):
+    if not _bitonal(image):
+        return None
+    boxes = bands()
+    if len(boxes) < MIN_BANDS:
         return None
     votes = np.zeros(image.shape[1], np.int32)
-    for box in bands:
+    for box in boxes:
         np.add.at(votes, _band_hits(image, affine, box, dpi), 1)
     streak = votes >= MIN_BANDS
     if not streak.any() or np.count_nonzero(streak) > MAX_PAGE_SHARE * len(streak):
