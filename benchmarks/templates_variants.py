@@ -287,6 +287,7 @@ def _variants() -> list[Variant]:
         Variant("timing, fed crooked -5 deg", "timing", affine(angle=-5.0)),
         Variant("boxes, security tint (wavy lines, grey 215)", v("boxes", "tint", security_tint=215)),
         Variant("timing, security tint (wavy lines, grey 150)", v("timing", "tint", security_tint=150)),
+        Variant("boxes, dark security tint (wavy lines, grey 150)", v("boxes", "tint150", security_tint=150)),
     ]
 
 

@@ -15,6 +15,7 @@ from tabulate.ballots.vendor.design import design_variant
 from tabulate.ballots.vendor.write import write_blanks
 from tabulate.election import load_election
 from tabulate.templates import TemplateReader, import_templates
+from tabulate.templates.securitytint import strip_security_tint
 from tabulate.templates.tintstreaks import tint_bands, tint_streaks
 
 ROOT = Path(__file__).parents[1]
@@ -99,3 +100,21 @@ def test_tint_streaks_need_two_bands_and_white_paper_between():
     blank[60:70, 80:120] = 0  # a name printed over the band
     found = tint_bands(blank, dpi)
     assert found.shape == (1, 4) and np.allclose(found[0], [0.4, 0.5, 2.6, 0.8])
+
+
+def test_a_blank_on_security_tinted_stock_imports_and_a_plain_blank_is_untouched(tmp_path):
+    """Thin wavy lines at grey 150 behind every contest (a security tint): darker than the Otsu split, they were
+    taken for print, joined every oval's outline, and the import found no target ("fits style 1 page 2 and
+    style 2 page 2 ... equally"). The tint is painted paper; a blank without one is the same object."""
+    election = load_election(GENERAL)
+    tinted = design_variant("timing", "tint-test", security_tint=150)
+    blanks = write_blanks(election, tinted, tmp_path / "blanks")
+    front = [b for b in blanks if b.name == "blank-1-p1.png"]
+    import_templates(election, front, tmp_path / "set", score=False)
+    doc = json.loads((tmp_path / "set" / "templates.json").read_text())
+    assert len(doc["pages"][0]["layout"]["targets"]) == 25
+    grey = cv2.imread(str(front[0]), cv2.IMREAD_GRAYSCALE)
+    clean, share = strip_security_tint(grey)
+    assert 0.02 < share < 0.1 and not ((clean > 140) & (clean < 160)).sum() > 0.001 * clean.size
+    plain = cv2.imread(str(ROOT / "samples" / "vendor" / "boxes" / "blanks" / "blank-1-p1.png"), cv2.IMREAD_GRAYSCALE)
+    assert strip_security_tint(plain)[0] is plain

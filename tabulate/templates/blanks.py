@@ -25,6 +25,7 @@ from ..detect.decode import decode_page, headers
 from ..detect.errors import ReadError
 from ..election.model import PAPER_SIZES_IN
 from .model import TemplateError
+from .securitytint import strip_security_tint
 from .tintstreaks import tint_bands
 from .watermark import strip_watermark
 
@@ -55,6 +56,7 @@ class Blank:
 
 def _blank(name: str, img: np.ndarray, dpi: float, paper: tuple[float, float]) -> Blank:
     """A blank page with a sample ballot's watermark left out (the voted scans never show it)."""
+    img, _tint = strip_security_tint(img)  # thin pale lines behind the print: taken for print otherwise
     stripped, area = strip_watermark(img, dpi)
     if area == 0:  # the reader finds the tinted bands on the blank stored (`tintstreaks.page_bands`)
         return Blank(name, img, dpi, paper)
