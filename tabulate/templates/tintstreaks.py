@@ -74,9 +74,9 @@ _LOCK = threading.Lock()
 
 def tint_bands(blank: np.ndarray, dpi: float) -> np.ndarray:
     """The blank's tinted bands: an ``(N, 4)`` array of boxes ``x0, y0, x1, y1`` in page inches."""
-    tint = ((blank >= TINT_GREY[0]) & (blank <= TINT_GREY[1])).astype(np.uint8)
+    grey = ((blank >= TINT_GREY[0]) & (blank <= TINT_GREY[1])).astype(np.uint8)
     k = max(3, int(round(0.02 * dpi)) | 1)  # an anti-aliased text edge is a pixel or two of grey, not a band
-    tint = cv2.morphologyEx(tint, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    tint = cv2.morphologyEx(grey, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     if not tint.any():
         return np.zeros((0, 4))
     b = max(3, int(round(BRIDGE_IN * dpi)) | 1)  # odd: the box stays where the band is
