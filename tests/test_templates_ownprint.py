@@ -94,3 +94,41 @@ def test_another_elections_page_with_one_candidate_more_is_not_read(reader):
     images, _truth = _sheet(_other(_count), 0)
     front = reader.read_image(load_election(GENERAL), images[0])
     assert not front.ok, (front.style_id, front.page)
+
+
+def _copies(tset, n: int):
+    """``tset`` grown to ``n`` pages by copies of its pages under new style and contest ids: each a blank
+    another page of the set is not printed alike with (`same_targets`), so every one is a rival to weigh."""
+    from dataclasses import replace
+
+    out, k = list(tset.pages), 0
+    while len(out) < n:
+        k += 1
+        for p in tset.pages[: n - len(out)]:
+            targets = tuple(replace(t, contest_id=f"{t.contest_id}~{k}") for t in p.layout.targets)
+            out.append(replace(p, layout=replace(p.layout, style_id=f"{p.style_id}c{k}", targets=targets)))
+    return replace(tset, pages=tuple(out))
+
+
+def test_a_pages_floor_correlates_each_distinct_print_once_however_many_pages_print_it(reader, monkeypatch):
+    """A county's 60-120 pages print the same contests at the same places: the floor correlates a page's
+    name with each distinct print at its place, not with every page (O(n) a page, O(n^2) a process), and
+    weighs every blank. Counted, not timed."""
+
+    def fresh(tset, page):
+        for cache in ("_LIKENESS", "_FINE"):
+            monkeypatch.setattr(ownprint, cache, {})
+        monkeypatch.setattr(ownprint, "COMPARED", ownprint.Counter())
+        return ownprint.likeness(tset, page), ownprint.COMPARED[(tset.folder, page.key)]
+
+    small = reader.tset
+    big = _copies(small, 10 * len(small.pages))
+    for page in small.pages:
+        lk, made = fresh(small, page)
+        lk_big, made_big = fresh(big, page)
+        # The same floor from the same wrong name (timing 1-p1's is on 2-p2, a back: unlike it over the
+        # whole frame, so no ranking of the likest blanks could stand in for weighing them all)...
+        assert (lk_big.floor, lk_big.wrong) == (lk.floor, lk.wrong) and lk.floor > ownprint.MIN_FLOOR
+        # ...for no more correlations than 4 pages cost, with 39 others: one more a unit at most (the page's
+        # own print, on its copies), not 10 times as many.
+        assert made <= made_big <= made + len(lk.units) < len(lk.units) * (len(big.pages) - 1)

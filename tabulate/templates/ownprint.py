@@ -20,11 +20,15 @@ sample ballot's watermark, where voted ballots may differ from the blank.
 The floor is the set's own (`likeness`), measured from its blanks when the set is first read: the best
 correlation any other blank of the set shows over a unit where the two differ (another candidate's name
 at the same place, a contest moved by a row) is what a wrong name looks like in this design; the floor
-lies `FLOOR_MARGIN` of the way from there to 1, and never under `MIN_FLOOR`.
+lies `FLOOR_MARGIN` of the way from there to 1, and never under `MIN_FLOOR`. Every other blank is weighed, but
+each blank is brought to `FINE_DPI` once per process and each unit correlated once per distinct print
+around it: a county's 60-120 pages print the same contests at the same places, and the floor would
+otherwise cost each process O(n) blank comparisons a page and O(n^2) in all (`wrong_unit_best`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -54,6 +58,8 @@ SAME_UNIT = 0.95
 FLOOR_MARGIN = 0.25
 #: The floor when the set's blanks show no wrong unit (one style), or only unlike ones.
 MIN_FLOOR = 0.75
+#: Correlations `wrong_unit_best` made, by (set, page): a test's hook on the bound, not a timing.
+COMPARED: Counter[tuple[str, str]] = Counter()
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,9 +131,21 @@ def _one_sided(raw: np.ndarray, u: Unit) -> float:
     return _ncc(page[keep], u.own[keep])
 
 
+_FINE: dict[tuple[str, str], np.ndarray] = {}
+
+
+def _set_key(tset: TemplateSet) -> str:
+    return tset.folder or tset.digest
+
+
 def _fine(tset: TemplateSet, tp: TemplatePage) -> np.ndarray:
-    """The blank at `FINE_DPI` as a page is brought there (`align.shrink`), paper bright."""
-    return shrink(prepared(tset, tp).blank, tp.dpi, FINE_DPI)
+    """The blank at `FINE_DPI` as a page is brought there (`align.shrink`), paper bright: ``uint8``, made once
+    per blank and process (a blank is compared with up to `RIVALS` pages' units, and is one's own)."""
+    key = (_set_key(tset), tp.key)
+    hit = _FINE.get(key)
+    if hit is None:
+        hit = _FINE[key] = shrink(prepared(tset, tp).blank, tp.dpi, FINE_DPI)
+    return hit
 
 
 def page_units(fine: np.ndarray, tp: TemplatePage) -> tuple[Unit, ...]:
@@ -153,21 +171,40 @@ def wrong_unit_best(tset: TemplateSet, tp: TemplatePage, units: tuple[Unit, ...]
 
     A unit the other blank prints alike within `SAME_SHIFT_PX` (the same name a little higher, its
     contest moved by a rule's width) is the same name, not a wrong one: arrows styles 2 and 3 print their
-    backs' names 0.02 in apart, and took them for wrong names at 0.92."""
-    best = -1.0
+    backs' names 0.02 in apart, and took them for wrong names at 0.92.
+
+    Every other blank is weighed (no blank is left out: the likest wrong name of timing's 1-p1 is on a
+    back, 2-p2, that ranks below the fronts over the whole frame), but a unit is correlated once per
+    distinct print around it (`_around`, `SAME_SHIFT_PX` included): a county's styles print the same
+    contests at the same places, so 120 pages hold a few distinct prints at each name, not 119."""
     shape = _fine(tset, tp).shape
-    for other in tset.pages:
-        if other is tp or same_targets(tp, other):
-            continue
-        of = _fine(tset, other)
-        if of.shape != shape:
-            continue
-        for u in units:
-            h, w = u.shape
-            rho = _one_sided(of[u.y0 : u.y0 + h, u.x0 : u.x0 + w], u)
-            if rho < SAME_UNIT and not _alike_nearby(of, u):
-                best = max(best, rho)
-    return best
+    others = [
+        _fine(tset, o)
+        for o in tset.pages
+        if o.key != tp.key and not same_targets(tp, o) and _fine(tset, o).shape == shape
+    ]
+    return max((_unit_wrong(others, u, (_set_key(tset), tp.key)) for u in units), default=-1.0)
+
+
+def _around(fine: np.ndarray, u: Unit) -> np.ndarray:
+    s, (h, w) = SAME_SHIFT_PX, u.shape
+    return fine[max(u.y0 - s, 0) : u.y0 + h + s, max(u.x0 - s, 0) : u.x0 + w + s]
+
+
+def _unit_wrong(others: list[np.ndarray], u: Unit, key: tuple[str, str]) -> float:
+    """The best correlation over ``u`` of a blank of ``others`` printing another name there, -1 if none: each
+    distinct print around the unit correlated once; the likest first checked for the same name moved."""
+    seen: dict[bytes, tuple[float, np.ndarray]] = {}
+    h, w = u.shape
+    for of in others:
+        around = _around(of, u).tobytes()
+        if around not in seen:
+            COMPARED[key] += 1
+            seen[around] = (_one_sided(of[u.y0 : u.y0 + h, u.x0 : u.x0 + w], u), of)
+    for rho, of in sorted(seen.values(), key=lambda s: -s[0]):
+        if rho < SAME_UNIT and not _alike_nearby(of, u):
+            return rho
+    return -1.0
 
 
 #: How far (pixels at `FINE_DPI`) another blank's name may lie from a unit's and still be the same name.
@@ -189,7 +226,7 @@ _LIKENESS: dict[tuple[str, str], Likeness] = {}
 
 def likeness(tset: TemplateSet, tp: TemplatePage) -> Likeness:
     """``tp``'s units and floor, measured from the set's blanks once per page and process."""
-    key = (tset.folder or tset.digest, tp.key)
+    key = (_set_key(tset), tp.key)
     hit = _LIKENESS.get(key)
     if hit is None:
         units = page_units(_fine(tset, tp), tp)
