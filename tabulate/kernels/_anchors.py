@@ -55,7 +55,7 @@ def _inside(image, lin, sx, sy, size):
     return True
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=True, nogil=True)
 def _window(image, lin, sx, sy, win):
     size = win.shape[0]
     if not _inside(image, lin, sx, sy, size):
@@ -76,7 +76,7 @@ def _window(image, lin, sx, sy, win):
             win[yy, xx] = top * (1.0 - fy) + bottom * fy
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=True, nogil=True)
 def _dot_sums(win, tz, dy, dx):
     """The patch ``tz`` dotted with the window under it at (dy, dx), and the sum of those window values
     and of their squares, in one pass (the climb visits a dozen of the shifts: no integral images)."""

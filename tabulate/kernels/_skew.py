@@ -25,7 +25,7 @@ def _reflect(i, n):
     return i
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=True, nogil=True)
 def skew_sums_kernel(image):
     """``(sum |g|^4 cos 4 theta, sum |g|^4 sin 4 theta)`` over the even rows and columns of ``image``."""
     h, w = image.shape
