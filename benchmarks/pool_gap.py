@@ -4,7 +4,7 @@
     python benchmarks/pool_gap.py --sheets 200 --kinds solo1,scan2 --knobs none,gc_freeze,malloc   # variants alternated
 
 The same batch (throughput.py's: ``--sheets`` distinct sheets copied from 16
-simulated ones) is read the same way -- `worker.read_tasks`, 4 sheets a task,
+simulated ones) is read the same way -- `worker.read_tasks`, the scan's sheets a task,
 by reader processes started exactly as the scan's (`start_readers`: the
 forkserver, its preload, the layouts) -- in several arrangements, one after
 the other, ``--rounds`` times interleaved:
@@ -17,6 +17,9 @@ the other, ``--rounds`` times interleaved:
 * ``pool 1`` / ``pool 2``: the pool with 1 or 2 workers, a window of 4 tasks a
   worker, every result shipped back and unpickled, nothing stored;
 * ``scan 1`` / ``scan 2``: the scan's own `run_batch` into a new SQLite store.
+
+The knob ``tasksN`` reads N sheets a task instead of the scan's (`TASK_SHEETS`: 4, 8 since g4page7):
+``--kinds scan2 --knobs none,tasks8,tasks16`` (docs/perf.md, branch g4page7).
 
 For each, the workers' CPU, minor page faults and context switches from
 /proc (all of a worker's threads), per sheet, and the parent's CPU. A knob
@@ -66,6 +69,12 @@ def apply_knobs(knobs: tuple[str, ...]) -> None:
             libc = ctypes.CDLL("libc.so.6")
             assert libc.mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1  # 32 MB: glibc's most on 64-bit
             assert libc.mallopt(M_TRIM_THRESHOLD, 64 << 20) == 1
+
+
+def task_size(knobs: tuple[str, ...], default: int) -> int:
+    """Sheets a task: the knob ``tasksN`` (``--knobs none,tasks8,tasks16``), else ``default`` (the scan's)."""
+    sizes = [int(k[len("tasks") :]) for k in knobs if k.startswith("tasks")]
+    return sizes[-1] if sizes else default
 
 
 def bench_tasks(sheets: list, knobs: tuple[str, ...]) -> list:
@@ -131,13 +140,14 @@ def arrangement(kind: str, n: int, folder: Path, warm: Path, work: Path, knobs: 
 
     election = load_election(throughput.ELECTION)
     sheets = list(ScanPlan([folder]))
-    chunks = [sheets[i : i + TASK_SHEETS] for i in range(0, len(sheets), TASK_SHEETS)]
+    per = task_size(knobs, TASK_SHEETS)
+    chunks = [sheets[i : i + per] for i in range(0, len(sheets), per)]
     if kind == "self":
         return in_this_process(election, chunks, warm, len(sheets), knobs)
     if kind == "hot":  # scan_split's way: the 16 base sheets over and over (their files stay in the CPU's cache)
         few = list(ScanPlan([warm]))
         again = [few[i % len(few)] for i in range(len(sheets))]
-        chunks = [again[i : i + TASK_SHEETS] for i in range(0, len(again), TASK_SHEETS)]
+        chunks = [again[i : i + per] for i in range(0, len(again), per)]
         return in_this_process(election, chunks, warm, len(sheets), knobs)
     readers = start_readers(election, workers=n)
     pool = readers._pool
@@ -170,7 +180,7 @@ def arrangement(kind: str, n: int, folder: Path, warm: Path, work: Path, knobs: 
                 f.result()
         else:
             batch = store.open_batch("gap", "election_day")
-            summary = run_batch(store, election, batch, ScanPlan([folder]), readers=readers)
+            summary = run_batch(store, election, batch, ScanPlan([folder]), readers=readers, task_sheets=per)
             assert summary.added == len(sheets), (summary.added, len(sheets))
         after, cpu1, wall1 = _snap(pids), time.process_time(), time.monotonic()
         threads = {p: _threads(p) for p in pids} if "threads" in knobs else {}
@@ -227,7 +237,7 @@ def main(argv=None) -> int:
         "--knobs",
         default="none",
         help="variants to alternate, each comma-separated knobs joined by '+': e.g. 'none,gc_freeze,malloc' "
-        "(knobs: gc_freeze, malloc, threads)",
+        "(knobs: gc_freeze, malloc, threads, tasksN: N sheets a task instead of the scan's TASK_SHEETS)",
     )
     ap.add_argument(
         "--bare",

@@ -20,6 +20,12 @@ and zxing, the target kernel, the rest of scoring: docs/perf.md, "This round
 and rules, the marks' JSON, the evidence), least CPU ms a sheet; the load
 average is printed beside.
 
+``--in-flow`` times each step where `interpret_sheet` runs it, sheet after sheet
+(every function wrapped by a CPU timer), and what `read_sheet` and
+`interpret_sheet` spend outside the steps: a step meets the page as the step
+before it left it, not in the CPU's cache as ``--stages`` has it (docs/perf.md,
+branch g4page7: where the ~1.2 ms a G4 sheet that the steps did not add up to went).
+
 ``--bitonal-ab`` (this tree, G4 only): each page decoded to grey and read,
 against the same page read as its decoder's bytes, interleaved in one
 process: the one comparison of branch g4direct that two loaded runs of two
@@ -79,6 +85,7 @@ def measure(folder: Path, rounds: int) -> tuple[float, float]:
 def stages(folder: Path, rounds: int) -> dict[str, float]:
     """Each step of reading the decoded pages alone: least CPU ms a sheet over ``rounds`` interleaved rounds."""
     import tabulate.detect.score as score
+    from tabulate.detect.dither import diffused_bits
     from tabulate.detect.identify import check_style_code, code_crop, read_style_code
     from tabulate.detect.register import register_page
     from tabulate.detect.settings import DEFAULT_SETTINGS
@@ -106,6 +113,8 @@ def stages(folder: Path, rounds: int) -> dict[str, float]:
     finally:
         score.score_targets = real
     steps = {
+        # A G4 page's check for error diffusion (`read_image` runs it on every bitonal page before registering).
+        "dither check": lambda: [diffused_bits(im, lt["levels"]) for im, lt in zip(pages, luts) if lt],
         "register": lambda: [register_page(im, w, h, **lt) for im, lt in zip(pages, luts)],
         "streaks": lambda: [streak_columns(im, r.dpi, r.paper, r.ink, **lt) for im, r, lt in zip(pages, regs, luts)],
         "QR crop + zxing": lambda: [
@@ -140,6 +149,99 @@ def _sheet_steps(election, sheets: list) -> dict:
         "marks JSON": lambda: [json.dumps(marks_to_dict(m), separators=(",", ":"), ensure_ascii=False) for m in marks],
         "evidence encoding": lambda: [encode_reading(r, election) for r in readings],
     }
+
+
+#: The steps `in_flow` times inside `read_sheet` (names in `tabulate.detect.read`), then the sheet's own.
+_READ_STEPS = (
+    "headers",
+    "page_sha256",
+    "decode_native",
+    "diffused_bits",
+    "register_page",
+    "streak_columns",
+    "code_crop",
+    "read_style_code",
+    "check_style_code",
+    "score_page",
+    "identify_from_other_side",
+    "pair_pages",
+)
+
+
+def in_flow(folder: Path, rounds: int) -> dict[str, float]:
+    """Each step's CPU where `interpret_sheet` runs it, sheet after sheet (each function wrapped by a timer):
+    least CPU ms a sheet of each over ``rounds``, what `read_sheet` and `interpret_sheet` spend outside them,
+    and the whole. Unlike ``--stages`` (each step alone, over and over on pages in the CPU's cache), a step
+    here meets the page as the one before it left it: what the "whole" of ``--stages`` could not account for.
+
+    The process CPU clock is a system call (4-5 us here, 2 a wrapped call): what a wrapped call that does
+    nothing costs, seen from inside and from outside, is measured first and taken off every figure."""
+    import tabulate.central.interpret as interpret
+    import tabulate.detect as detect
+    import tabulate.detect.read as read
+    import tabulate.rules as rules
+    import tabulate.store.evidence_reading as evidence
+
+    spent: dict[str, int] = {}
+    calls: dict[str, int] = {}
+    clock = time.process_time_ns
+
+    def timer(name: str, real):
+        def step(*args, **kwargs):
+            start = clock()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0) + clock() - start
+                calls[name] = calls.get(name, 0) + 1
+
+        return step
+
+    inner, outer_cost = _clock_cost(timer, spent)
+    steps = [n for n in _READ_STEPS if hasattr(read, n)]
+    for name in steps:
+        setattr(read, name, timer(name, getattr(read, name)))
+    outer = ("encode_reading", "sheet_marks", "apply_rules", "marks_to_dict", "_json")
+    for module, name in zip((evidence, detect, rules, rules, interpret), outer):
+        setattr(module, name, timer(name, getattr(module, name)))
+    detect.read_sheet = timer("read_sheet", detect.read_sheet)
+    election = load_election(throughput.ELECTION)
+    sheets = [[Path(p.path).read_bytes() for p in s.pages] for s in ScanPlan([folder])]
+    for s in sheets:
+        interpret_sheet(election, s)
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        spent.clear()
+        calls.clear()
+        start = clock()
+        for s in sheets:
+            interpret_sheet(election, s)
+        whole = clock() - start - sum(calls.values()) * outer_cost
+        own = {n: spent[n] - calls[n] * inner for n in spent}  # each step without its own clock
+        # read_sheet's figure holds each inner step's whole wrapper; its steps' own figures hold one clock.
+        own["read_sheet"] -= sum(calls.get(n, 0) for n in steps) * (outer_cost - inner)
+        own["read_sheet's own (pages, pairing)"] = own["read_sheet"] - sum(own.get(n, 0) for n in steps)
+        own["interpret_sheet's own"] = whole - sum(own[n] for n in ("read_sheet", *outer))
+        own["interpret_sheet whole"] = whole
+        for name, ns in own.items():
+            best[name] = min(best.get(name, float("inf")), ns / 1e6 / len(sheets))
+    return best
+
+
+def _clock_cost(timer, spent: dict) -> tuple[float, float]:
+    """(inside, outside): ns a wrapped call that does nothing adds to its own figure, and to its caller's;
+    the least of a few tries."""
+    noop = timer("noop", lambda: None)
+    inside = outside = float("inf")
+    for _ in range(20):
+        spent.clear()
+        start = time.process_time_ns()
+        for _ in range(500):
+            noop()
+        outside = min(outside, (time.process_time_ns() - start) / 500)
+        inside = min(inside, spent["noop"] / 500)
+    spent.clear()
+    return inside, outside
 
 
 def bitonal_ab(folder: Path, rounds: int) -> dict[str, float]:
@@ -191,12 +293,19 @@ def main(argv=None) -> int:
     ap.add_argument("--formats", default="g4,jpeg")
     ap.add_argument("--stages", action="store_true", help="also time each step of reading alone (see above)")
     ap.add_argument("--bitonal-ab", action="store_true", help="G4 only: grey page against its own bytes (see above)")
+    ap.add_argument("--in-flow", action="store_true", help="each step's CPU inside the real flow (see above)")
     a = ap.parse_args(argv)
     a.work.mkdir(parents=True, exist_ok=True)
     if a.bitonal_ab:
         for name, ms in bitonal_ab(throughput.make_base("g4", a.work), a.rounds).items():
             print(f"{ROOT.name} g4 {name:<24} {ms:6.3f} CPU ms a page", flush=True)
         print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
+        return 0
+    if a.in_flow:
+        for fmt in a.formats.split(","):
+            for name, ms in in_flow(throughput.make_base(fmt, a.work), a.rounds).items():
+                print(f"{ROOT.name} {fmt} in flow {name:<36} {ms:6.3f} CPU ms a sheet", flush=True)
+            print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
         return 0
     for fmt in a.formats.split(","):
         whole, decode = measure(throughput.make_base(fmt, a.work), a.rounds)

@@ -59,6 +59,7 @@ from variant_pdfs import image_pdfs  # noqa: E402
 from variant_scans import (  # noqa: E402
     Scan,
     affine,
+    anisotropic,
     audit_strip,
     black_border,
     chain,
@@ -69,6 +70,7 @@ from variant_scans import (  # noqa: E402
     illumination,
     imprint,
     jpeg,
+    levels,
     quarter,
     resample,
     scan_area,
@@ -277,6 +279,15 @@ def _variants() -> list[Variant]:
         Variant("boxes, tabloid 11 x 17 in, four columns", v("boxes", "tabloid", **TABLOID)),
         Variant("boxes, YES and NO side by side", v("boxes", "yesno", yes_no_across=True)),
         Variant("timing, YES and NO side by side", v("timing", "yesno", yes_no_across=True)),
+        # The sixth round: central-count exports and feeds.
+        Variant("boxes, contrast stretched (paper 215, ink 70)", "boxes", levels(215, 70)),
+        Variant("boxes 300, scans 204 x 196 DPI", "boxes", anisotropic(204, 196)),
+        Variant("timing 200, scans 204 x 196 DPI", "timing", anisotropic(204, 196)),
+        Variant("boxes, fed crooked 6 deg", "boxes", affine(angle=6.0)),
+        Variant("timing, fed crooked -5 deg", "timing", affine(angle=-5.0)),
+        Variant("boxes, security tint (wavy lines, grey 215)", v("boxes", "tint", security_tint=215)),
+        Variant("timing, security tint (wavy lines, grey 150)", v("timing", "tint", security_tint=150)),
+        Variant("boxes, dark security tint (wavy lines, grey 150)", v("boxes", "tint150", security_tint=150)),
     ]
 
 

@@ -295,3 +295,28 @@ def crop_edge(top_in: float) -> Scan:
         return np.ascontiguousarray(img[cut:]), np.array([[1.0, 0, 0], [0, 1.0, -float(cut)]]), False
 
     return f
+
+
+# The sixth round: what a county's central-count exports do next.
+
+
+def levels(paper: int, ink: int) -> Scan:
+    """A scan whose contrast the scanner stretched per page: paper at ``paper``, black print at ``ink``, not at
+    255 and 0 (a linear map of every grey)."""
+
+    def f(img, dpi, rng):
+        out = ink + img.astype(np.float32) * ((paper - ink) / 255.0)
+        return np.clip(np.rint(out), 0, 255).astype(np.uint8), _identity(), False
+
+    return f
+
+
+def anisotropic(x_dpi: float, y_dpi: float) -> Scan:
+    """A page scanned at another resolution across the feed than along it (204 x 196: a fax-like export)."""
+
+    def f(img, dpi, rng):
+        kx, ky = x_dpi / dpi, y_dpi / dpi
+        out = cv2.resize(img, None, fx=kx, fy=ky, interpolation=cv2.INTER_AREA)
+        return out, np.array([[kx, 0, 0], [0, ky, 0]]), False
+
+    return f

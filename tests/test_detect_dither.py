@@ -13,11 +13,14 @@ import io
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from tabulate.ballots.simulate import simulate_sheet
 from tabulate.detect import pair_pages, read_pages
-from tabulate.detect.dither import isolated_share, undither
+from tabulate.detect.decode import BitonalPage, decode_native, headers
+from tabulate.detect.dither import bits_isolated_share, diffused_bits, isolated_share, undither
 from tabulate.election import load_election
 
 GENERAL = Path(__file__).parents[1] / "samples" / "general" / "election.json"
@@ -54,3 +57,34 @@ def test_a_thresholded_bitonal_page_is_read_as_it_was():
     assert isolated_share(page) < 1e-4 and undither(page) is page
     diffused = np.asarray(Image.fromarray(simulate_sheet(election, 2, 2024).pages[0]).convert("1"), np.uint8) * 255
     assert isolated_share(diffused) > 0.03
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    rows=st.integers(1, 400),
+    cols=st.integers(1, 40),
+    ink=st.floats(0.0, 1.0),
+    black=st.sampled_from((0, 1)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_a_bitonal_pages_lone_ink_is_counted_as_its_grey_pages(rows, cols, ink, black, seed):
+    """`bits_isolated_share` (a decoder's 0/1 bytes, ink either byte) gives `isolated_share` of the same page as
+    grey, to the last bit: the share on which a G4 page is taken for error diffusion."""
+    bits = (np.random.default_rng(seed).random((rows, cols)) < ink).astype(np.uint8)
+    if not black:
+        bits ^= 1  # ink is byte 0 (min-is-black): the same picture, the other byte for ink
+    grey_page = np.where(bits == black, 0, 255).astype(np.uint8)
+    assert bits_isolated_share(bits, black) == isolated_share(grey_page) == isolated_share(bits, black, 1 - black)
+
+
+def test_an_error_diffused_pages_own_bytes_are_taken_for_error_diffusion():
+    """`diffused_bits` on a G4 page's own bytes, both photometrics: dots yes, a fixed threshold no."""
+    election = load_election(GENERAL)
+    page = simulate_sheet(election, 2, 2024).pages[0]
+    for diffuse in (False, True):
+        data = _g4(page, diffuse)
+        native = decode_native(data, headers(data)[0])
+        flipped = BitonalPage(native.bits ^ 1, native.levels[::-1].copy())  # the other photometric, same page
+        assert np.array_equal(flipped.grey_page(), native.grey_page())
+        assert diffused_bits(native.bits, native.levels) is diffuse
+        assert diffused_bits(flipped.bits, flipped.levels) is diffuse

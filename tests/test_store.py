@@ -162,6 +162,24 @@ def test_the_stored_election_is_the_one_bound(store, election):
     assert store.election() == election
 
 
+def test_a_bound_store_records_sheets_without_building_the_election_again(location, store, election, monkeypatch):
+    """A scan's parent binds the election it parsed; the store keeps that one rather than validating the
+    stored copy again at the first sheets recorded. A store opened later still builds it from what is stored."""
+    import tabulate.store.sqlite as sqlite_store
+
+    def refuse(*a, **k):
+        raise AssertionError("the stored election was parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(sqlite_store, "parse_election", refuse)
+        assert store.election() is election
+        batch = store.open_batch("b", "election_day")
+        assert [r.added for r in store.record_sheets(batch.id, [outcome(1, (1, 2))])] == [True]
+    store.close()
+    with open_store(location, create=False) as again:
+        assert again.election() == election and again.election() is not election
+
+
 def test_a_batch_resumes_but_not_with_another_vote_type(store):
     a = store.open_batch("A", "mail_in_absentee", operator="kim")
     assert store.open_batch("A", "mail_in_absentee", operator="kim").id == a.id

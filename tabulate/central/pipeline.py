@@ -55,8 +55,9 @@ from .worker import Fingerprinted, fingerprint
 #: Sheets per store transaction, and the longest a read sheet waits to be committed.
 COMMIT_SHEETS = 64
 COMMIT_SECONDS = 0.5
-#: Sheets handed to a reader process in one task (the pool; a Dask cluster takes one at a time).
-TASK_SHEETS = 4
+#: Sheets handed to a reader process in one task (the pool; a Dask cluster takes one at a time): 8, not
+#: 4, took ~0.2 CPU ms a G4 sheet off the parent's futures, pickles and wake-ups (docs/perf.md, g4page7).
+TASK_SHEETS = 8
 _END = object()
 _SEP = "\0"  # between a sheet's page sources: no file name holds it
 #: FOR TESTS ONLY, never in an election: a whole number N makes a run stop for good once it has

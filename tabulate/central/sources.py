@@ -34,7 +34,7 @@ from typing import Iterator
 
 from ..core.errors import TabulateError
 
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff", ".pdf"})
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff", ".pdf", ".jp2", ".j2k"})
 _TIFF_SUFFIXES = frozenset({".tif", ".tiff"})
 _PDF_SUFFIX = ".pdf"
 _SIDE = re.compile(r"^(?P<key>.*?)[-_. ](?P<side>front|back)$", re.IGNORECASE)

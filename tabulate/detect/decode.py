@@ -22,6 +22,7 @@ import simplejpeg
 
 from . import pdf_pages
 from .errors import ReadError
+from .jp2 import is_jpeg2000, jpeg2000_size
 
 #: Hard cap on either side, whatever the paper (decompression-bomb guard).
 MAX_SIDE_PX = 12000
@@ -40,7 +41,7 @@ _TIFF_TAGS = {256: "width", 257: "height", 258: "bits", 259: "compression", 262:
 class PageHeader:
     """What a file's header says about one page, before decoding."""
 
-    format: str  # "jpeg" | "png" | "tiff" | "pdf"
+    format: str  # "jpeg" | "png" | "tiff" | "pdf" | "jp2"
     index: int
     width: int
     height: int
@@ -75,9 +76,11 @@ def sniff(data: bytes) -> str:
         return "tiff"
     if data[:5] == pdf_pages.PDF_SIGNATURE:
         return "pdf"
+    if is_jpeg2000(data):
+        return "jp2"
     if data[:4] in (b"II+\x00", b"MM\x00+"):
         raise ReadError("unsupported_image", "BigTIFF files are not supported; save the scan as classic TIFF")
-    raise ReadError("not_an_image", "not a PNG, JPEG, TIFF image or PDF (unrecognised file signature)")
+    raise ReadError("not_an_image", "not a PNG, JPEG, JPEG 2000, TIFF image or PDF (unrecognised file signature)")
 
 
 def _tiff_pages(data) -> Iterator[PageHeader]:
@@ -181,6 +184,11 @@ def headers(data: bytes) -> list[PageHeader]:
             raise ReadError("corrupt_image", "damaged PNG header")
         w, h = struct.unpack(">II", data[16:24])
         return [PageHeader("png", 0, w, h)]
+    if fmt == "jp2":
+        size = jpeg2000_size(data)
+        if size is None:
+            raise ReadError("corrupt_image", "damaged JPEG 2000 header")
+        return [PageHeader("jp2", 0, *size)]
     return _tiff_headers(data)
 
 
@@ -277,6 +285,8 @@ def _decoded(data, header: PageHeader) -> np.ndarray:
             img = _decode_pdf(data, header)
         elif header.format == "jpeg":
             img = simplejpeg.decode_jpeg(data, colorspace="GRAY")
+        elif header.format == "jp2":
+            img = imagecodecs.jpeg2k_decode(data)
         elif header.format == "png":
             img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
             if img is None:

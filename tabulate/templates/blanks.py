@@ -25,6 +25,8 @@ from ..detect.decode import decode_page, headers
 from ..detect.errors import ReadError
 from ..election.model import PAPER_SIZES_IN
 from .model import TemplateError
+from .securitytint import strip_security_tint
+from .tintstreaks import tint_bands
 from .watermark import strip_watermark
 
 PDF_DPI = 300
@@ -47,12 +49,20 @@ class Blank:
     paper_in: tuple[float, float]
     #: A sample ballot's grey watermark painted out of ``image`` (square inches; `strip_watermark`).
     watermark_in2: float = 0.0
+    #: Its tinted bands, found before a watermark was left out (`tintstreaks.tint_bands`, page inches; only
+    #: when one was).
+    tint_in: tuple[tuple[float, float, float, float], ...] = ()
 
 
 def _blank(name: str, img: np.ndarray, dpi: float, paper: tuple[float, float]) -> Blank:
     """A blank page with a sample ballot's watermark left out (the voted scans never show it)."""
-    img, area = strip_watermark(img, dpi)
-    return Blank(name, img, dpi, paper, area)
+    img, _tint = strip_security_tint(img)  # thin pale lines behind the print: taken for print otherwise
+    stripped, area = strip_watermark(img, dpi)
+    if area == 0:  # the reader finds the tinted bands on the blank stored (`tintstreaks.page_bands`)
+        return Blank(name, img, dpi, paper)
+    # A band the watermark's grey took with it would be lost to the reader: the bands as printed.
+    bands = tuple((b[0], b[1], b[2], b[3]) for b in tint_bands(img, dpi).round(3).tolist())
+    return Blank(name, stripped, dpi, paper, area, bands)
 
 
 def paper_and_dpi(shape: tuple[int, int]) -> tuple[tuple[float, float], float]:

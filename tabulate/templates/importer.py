@@ -323,7 +323,9 @@ def import_page(
     w, h = blank.paper_in
     layout = PageLayout(style, page, w, h, (), code.rect if code else Rect(0, 0, 0, 0), tuple(targets), tuple(areas))
     precinct = m.precinct or election.style(style).precincts[0]
-    return TemplatePage(layout, blank.dpi, f"{style}-p{page}.png", blank.name, code, (), precinct, blank.watermark_in2)
+    return TemplatePage(
+        layout, blank.dpi, f"{style}-p{page}.png", blank.name, code, (), precinct, blank.watermark_in2, blank.tint_in
+    )
 
 
 def import_templates(
@@ -379,6 +381,7 @@ def import_templates(
                     tuple(blank_scores(election, tset, tp, b.image)),
                     tp.precinct_id,
                     tp.watermark_in2,
+                    tp.tint_bands_in,
                 )
             )
         level = max((s for p in scored for s in p.blank_scores), default=0.0)

@@ -61,6 +61,9 @@ class TemplatePage:
     precinct_id: str | None = None
     #: A sample ballot's grey watermark left out of the blank (square inches; `tabulate.templates.watermark`).
     watermark_in2: float = 0.0
+    #: The blank's tinted bands before any watermark was left out: boxes ``(x0, y0, x1, y1)`` in page inches
+    #: (`tabulate.templates.tintstreaks`: a streak only a shaded row shows on a bitonal scan).
+    tint_bands_in: tuple[tuple[float, float, float, float], ...] = ()
 
     @property
     def key(self) -> str:
@@ -145,6 +148,7 @@ def _page_dict(p: TemplatePage) -> dict:
         "layout": p.layout.to_dict(),
         # Only when there was one: sets imported before keep their bytes, and so their digest.
         **({"watermark_in2": round(p.watermark_in2, 2)} if p.watermark_in2 else {}),
+        **({"tint_bands": [list(b) for b in p.tint_bands_in]} if p.tint_bands_in else {}),
     }
 
 
@@ -234,6 +238,7 @@ def set_from_dict(doc: Mapping[str, Any], folder: str = "", *, where: str = "tem
                 tuple(p.get("blank_scores", ())),
                 p.get("precinct_id"),
                 float(p.get("watermark_in2", 0.0)),
+                tuple((b[0], b[1], b[2], b[3]) for b in p.get("tint_bands", ())),
             )
         )
     th = doc["thresholds"]

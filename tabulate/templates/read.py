@@ -71,6 +71,7 @@ from .noise import page_settings
 from .pages import prepared, scoring_template
 from .placement import OffImage, anchors_needed, columns_upright, enough_anchors, place_page
 from .sidescale import sides_disagree
+from .tintstreaks import page_bands, tint_streaks
 
 FULL_ITERATIONS = 25
 #: Candidate (template, quarter turn) fits tried before a page is refused as not registering.
@@ -148,6 +149,8 @@ class TemplateReader:
             upright, scoring_reg = columns_upright(image, reg)
             r0, r1 = paper_rows(upright.shape, scoring_reg.affine, tp.layout.width_in, tp.layout.height_in, reg.dpi)
             streaks = streak_columns(upright[r0:r1], reg.dpi, reg.paper, reg.ink)
+            tinted = tint_streaks(upright, scoring_reg.affine, lambda: page_bands(self.tset, tp), reg.dpi)
+            streaks = streaks if tinted is None else streaks | tinted  # streaks only a shaded row shows
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
             slack = settings.search_in
             _tpl, feats = page_features(

@@ -82,6 +82,9 @@ class Design:
     #: False leaves the QR code off the sample. The voted sheets never show any of it.
     sample_grey: int = 0
     sample_code: bool = True
+    #: Above 0, a security tint printed behind everything inside the margins, on the blanks and the voted
+    #: sheets alike: thin wavy lines ("pantograph") at this grey, as some counties' ballot stock carries.
+    security_tint: int = 0
     #: (style id, design key) pairs: those styles printed in another design of the vendor's (a longer paper
     #: for the styles with the most contests); every other style in this one.
     by_style: tuple[tuple[str, str], ...] = ()

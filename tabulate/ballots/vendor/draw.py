@@ -117,6 +117,8 @@ def print_page(ballot: VendorBallot, page: VendorPage, dpi: int | None = None, c
     d = ImageDraw.Draw(img)
     black = (0, 0, 0) if colour else 0
     tint = (design.target_rgb or black) if colour else design.dropout_grey
+    if design.security_tint:
+        _security_tint(d, dpi, page, design.security_tint, colour)
     for it in page.items:
         if it[0] == "shade":  # a tinted band (``Design.shade_rgb``) as printed, or as the scanner sees it
             band = design.shade_rgb if design.shade_rgb is not None else None
@@ -132,3 +134,19 @@ def print_page(ballot: VendorBallot, page: VendorPage, dpi: int | None = None, c
     elif design.code == "timing":
         _timing(d, dpi, page)
     return np.asarray(img, dtype=np.uint8).copy()
+
+
+#: The security tint's wavy lines: this far apart (inches), their wave this high and this long, inside this margin.
+TINT_PITCH_IN, TINT_WAVE_IN, TINT_PERIOD_IN, TINT_MARGIN_IN = 0.1, 0.03, 0.4, 0.45
+
+
+def _security_tint(d: ImageDraw.ImageDraw, dpi: int, page: VendorPage, grey: int, colour: bool) -> None:
+    """Thin wavy lines at ``grey`` across the page inside `TINT_MARGIN_IN` (``Design.security_tint``)."""
+    x0, x1 = TINT_MARGIN_IN * dpi, (page.width_in - TINT_MARGIN_IN) * dpi
+    xs = np.arange(x0, x1, max(1.0, dpi / 50))
+    fill = (grey,) * 3 if colour else grey
+    y = TINT_MARGIN_IN
+    while y < page.height_in - TINT_MARGIN_IN:
+        ys = (y + TINT_WAVE_IN * np.sin(2 * np.pi * xs / (TINT_PERIOD_IN * dpi))) * dpi
+        d.line(list(zip(xs.tolist(), ys.tolist())), fill=fill, width=max(1, round(0.006 * dpi)))
+        y += TINT_PITCH_IN
