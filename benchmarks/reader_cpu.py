@@ -20,6 +20,10 @@ and zxing, the target kernel, the rest of scoring: docs/perf.md, "This round
 and rules, the marks' JSON, the evidence), least CPU ms a sheet; the load
 average is printed beside.
 
+``--rules-ab`` (this tree): the marks and rules of the sheets as built, against the same with the rules'
+skip of quiet options turned off and the election's contests, options and a style's contests worked out on
+every call, as before branch g4target7 (both on the same readings, interleaved in one process).
+
 ``--in-flow`` times each step where `interpret_sheet` runs it, sheet after sheet
 (every function wrapped by a CPU timer), and what `read_sheet` and
 `interpret_sheet` spend outside the steps: a step meets the page as the step
@@ -275,6 +279,45 @@ def bitonal_ab(folder: Path, rounds: int) -> dict[str, float]:
     return _least(steps, rounds, len(pairs))
 
 
+def rules_ab(folder: Path, rounds: int) -> dict[str, float]:
+    """`sheet_marks` + `apply_rules` as built, against the same as before branch g4target7 (every option read
+    in full; `Contest.options`, the straight-party contest and a style's contests built on every call):
+    least CPU ms a sheet, interleaved in one process (docs/perf.md, "This round (branch g4target7)")."""
+    from contextlib import ExitStack
+    from unittest import mock
+
+    from tabulate.detect import read_sheet, sheet_marks
+    from tabulate.election.model import Contest, Election
+    from tabulate.rules import _contest, apply_rules
+
+    election = load_election(throughput.ELECTION)
+    readings = [
+        r
+        for r in (read_sheet(election, [Path(p.path).read_bytes() for p in s.pages]) for s in ScanPlan([folder]))
+        if r.ok
+    ]
+
+    def as_before():
+        stack = ExitStack()
+        stack.enter_context(mock.patch.object(_contest, "_quiet", lambda mark, option: False))
+        stack.enter_context(mock.patch.object(Contest, "options", property(Contest.__dict__["options"].func)))
+        sp = Election.__dict__["straight_party_contest"].func
+        stack.enter_context(mock.patch.object(Election, "straight_party_contest", property(sp)))
+        stack.enter_context(mock.patch.object(Election, "style_contests", Election._find_style_contests))
+        return stack
+
+    def before():
+        with as_before():
+            return [apply_rules(election, sheet_marks(r)) for r in readings]
+
+    def built():
+        return [apply_rules(election, sheet_marks(r)) for r in readings]
+
+    assert before() == built()  # the same votes and reasons, field for field
+    steps = {"marks + rules as before": before, "marks + rules as built": built}
+    return _least(steps, rounds, len(readings))
+
+
 def _least(steps: dict, rounds: int, per: int) -> dict[str, float]:
     """Each step's least CPU ms over ``rounds``, the steps taking turns, divided by ``per`` (sheets or pages)."""
     best = dict.fromkeys(steps, float("inf"))
@@ -293,12 +336,19 @@ def main(argv=None) -> int:
     ap.add_argument("--formats", default="g4,jpeg")
     ap.add_argument("--stages", action="store_true", help="also time each step of reading alone (see above)")
     ap.add_argument("--bitonal-ab", action="store_true", help="G4 only: grey page against its own bytes (see above)")
+    ap.add_argument("--rules-ab", action="store_true", help="the rules as before g4target7 against now (see above)")
     ap.add_argument("--in-flow", action="store_true", help="each step's CPU inside the real flow (see above)")
     a = ap.parse_args(argv)
     a.work.mkdir(parents=True, exist_ok=True)
     if a.bitonal_ab:
         for name, ms in bitonal_ab(throughput.make_base("g4", a.work), a.rounds).items():
             print(f"{ROOT.name} g4 {name:<24} {ms:6.3f} CPU ms a page", flush=True)
+        print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
+        return 0
+    if a.rules_ab:
+        for fmt in a.formats.split(","):
+            for name, ms in rules_ab(throughput.make_base(fmt, a.work), a.rounds).items():
+                print(f"{ROOT.name} {fmt} {name:<24} {ms:6.3f} CPU ms a sheet", flush=True)
         print(f"  (load average {os.getloadavg()[0]:.1f})", flush=True)
         return 0
     if a.in_flow:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 import pytest
 from test_detect_support import draw_mark, election, encode, page_image, scan, target, turn
 
-from tabulate.core.marks import BallotMarks
+from tabulate.core.marks import BallotMarks, OptionMark
 from tabulate.detect import REASON_CODES, read_image, read_sheet, sheet_marks
+from tabulate.detect.reading import PageReading, SheetReading, TargetReading
 from tabulate.election.layout import layout_style
 from tabulate.election.render import render_page
 from tabulate.kernels import AREA_NOT_READ
@@ -266,3 +268,30 @@ def test_pages_at_150_and_300_dpi_are_read(dpi):
     assert by[("straight-party", "LIB")].scan == "marked"
     assert (by[("president", "pres-okafor")].scan, by[("president", "pres-okafor")].hand) == ("unmarked", "marked")
     assert sum(t.scan != "unmarked" for t in r.targets) == 1
+
+
+def test_blank_targets_share_one_mark_and_every_other_reading_keeps_its_own():
+    """`sheet_marks` gives a target read blank by the scanner (31 KAR 6:030 Section 2(1)) and a hand count
+    (Section 3(1)) alike, with a score of exactly 0, one shared mark equal to the one it would build; a score
+    of -0.0, a light score, a hand-count mark or ink on a write-in line each keep a mark of their own."""
+
+    def read_as(option, kind="candidate", score=0.0, hand="unmarked", write_in=0.0):
+        feats = (score, 0.0, 0.0, 0.0, 0.0, -1.0, write_in, 0.0, 0.0, 0.5, 255.0, 0.0)
+        return TargetReading("c", option, kind, score, feats, "unmarked", hand)
+
+    targets = (
+        read_as("a"),
+        read_as("b"),
+        read_as("neg", score=-0.0),
+        read_as("light", score=0.0004),
+        read_as("hand", hand="marked"),
+        read_as("w", kind="write_in", write_in=0.5),
+        read_as("w-empty", kind="write_in"),
+    )
+    marks = sheet_marks(SheetReading((PageReading("p", targets=targets),), "id", style_id="1")).marks["c"]
+    assert marks["a"] is marks["b"] is marks["w-empty"]
+    assert marks["a"] == OptionMark("unmarked", "unmarked", False, 0.0)
+    assert math.copysign(1.0, marks["neg"].score) == -1.0  # -0.0 stays -0.0 in the marks' JSON
+    assert marks["light"] == OptionMark("unmarked", "unmarked", False, 0.0004)
+    assert marks["hand"] == OptionMark("unmarked", "marked", False, 0.0)
+    assert marks["w"] == OptionMark("unmarked", "unmarked", True, 0.0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import time
 from typing import Iterable, Protocol, Sequence
 
@@ -344,5 +345,13 @@ def sheet_marks(reading: SheetReading, *, settings: ReadSettings = DEFAULT_SETTI
     marks: dict[str, dict[str, OptionMark]] = {}
     for t in reading.targets:
         ink = t.kind == "write_in" and t.feature("write_in") >= settings.write_in_ink
-        marks.setdefault(t.contest_id, {})[t.option_id] = OptionMark(t.scan, t.hand, ink, round(t.score, 4))
+        score = round(t.score, 4)
+        # Most targets of a bitonal page are blank and score exactly 0: they share one (frozen) mark.
+        blank = score == 0.0 and t.scan == "unmarked" and t.hand == "unmarked" and not ink
+        mark = _BLANK if blank and math.copysign(1.0, score) > 0 else OptionMark(t.scan, t.hand, ink, score)
+        marks.setdefault(t.contest_id, {})[t.option_id] = mark
     return BallotMarks(reading.ballot_id, reading.style_id, marks, reading.precinct_id)
+
+
+#: The mark `sheet_marks` gives a target read blank by the scanner and a hand count alike, with a score of 0.
+_BLANK = OptionMark("unmarked", "unmarked", False, 0.0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 # Re-exported: older code imports these from here.
@@ -144,9 +145,12 @@ class Contest:
     yes_label: str = "YES"
     no_label: str = "NO"
 
-    @property
+    @cached_property
     def options(self) -> tuple[ContestOption, ...]:
-        """The options in ballot order (candidates, then write-in lines; or yes, no)."""
+        """The options in ballot order (candidates, then write-in lines; or yes, no).
+
+        Built once a contest (the contest is frozen): the rules ask for them for every contest of every sheet.
+        """
         if self.type == "question":
             return (
                 ContestOption("yes", self.yes_label, "yes"),
@@ -216,12 +220,13 @@ class Election:
                 return p
         raise KeyError(precinct_id)
 
-    @property
+    @cached_property
     def straight_party_contest(self) -> Contest:
         """The straight-party option as a vote-for-1 pseudo-contest of parties.
 
         Only parties with at least one candidate on some ballot are offered.
         It is not a contest in the tallies; the rules use it under 31 KAR 6:030 Section 5.
+        Built once an election (it is frozen), so every sheet's rules see the same contest and its options.
         """
         used = {c.party for k in self.contests for c in k.candidates if c.party}
         cands = tuple(Candidate(p.id, p.name, p.id) for p in self.parties if p.id in used)
@@ -230,7 +235,20 @@ class Election:
         )
 
     def style_contests(self, style_id: str) -> tuple[Contest, ...]:
-        """Contests on a style's ballot in ballot order, the straight-party option first when offered."""
+        """Contests on a style's ballot in ballot order, the straight-party option first when offered.
+
+        Looked up once a style (the election is frozen): the rules ask for every sheet.
+        """
+        known = self._style_contests
+        if style_id not in known:
+            known[style_id] = self._find_style_contests(style_id)
+        return known[style_id]
+
+    @cached_property
+    def _style_contests(self) -> dict[str, tuple[Contest, ...]]:
+        return {}
+
+    def _find_style_contests(self, style_id: str) -> tuple[Contest, ...]:
         style = self.style(style_id)
         contests = tuple(self.contest(cid) for cid in style.contests)
         if self.straight_party:

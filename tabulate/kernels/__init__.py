@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._targets import AREA_NOT_READ, N_FEATURES, score_targets_kernel
-from .alignment import match_anchors, new_ink, skew_sums, spread_runs
+from .alignment import affine_fit, match_anchors, new_ink, skew_sums, spread_runs, trim_refit
 from .marks import MarkMeasures, MarkWindow, mark_components, refine_mark
 from .points import FEATURES, F, TargetPoints, offsets_by_distance
 
@@ -21,6 +21,7 @@ __all__ = [
     "MarkMeasures",
     "MarkWindow",
     "TargetPoints",
+    "affine_fit",
     "mark_components",
     "match_anchors",
     "new_ink",
@@ -29,6 +30,7 @@ __all__ = [
     "score_targets",
     "skew_sums",
     "spread_runs",
+    "trim_refit",
     "warm",
 ]
 
@@ -203,4 +205,7 @@ def warm() -> None:
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1)
     match_anchors(win, np.eye(2), np.zeros((1, 2)), np.zeros((1, 3, 3), np.uint8), 1, climb=True)
     skew_sums(win)
+    tri = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    affine_fit(tri, tri)
+    trim_refit(tri, tri, np.eye(2, 3), 1.0, 3)
     spread_runs(win, np.eye(2, 3), np.zeros((1, 2)), np.zeros(1, np.int64), np.zeros(1, np.int64), 128.0, 1, 1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._anchors import N_ANCHOR_OUT, match_anchors_kernel
+from ._fit import affine_fit_kernel, residuals_kernel, trim_refit_kernel
 from ._new_ink import N_NEW_INK, new_ink_kernel
 from ._skew import skew_sums_kernel
 from ._spread import spread_runs_kernel
@@ -196,3 +197,38 @@ def match_anchors(
     out = np.zeros((len(patches), N_ANCHOR_OUT), dtype=np.float64)
     match_anchors_kernel(image, lin, shifts, np.ascontiguousarray(patches), int(m), bool(climb), out)
     return out
+
+
+def _points(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    q = np.ascontiguousarray(q, dtype=np.float64)
+    if p.ndim != 2 or p.shape[1] != 2 or q.shape != p.shape or len(p) < 3:
+        raise ValueError(f"p and q must be the same (N, 2), N >= 3, got {p.shape} and {q.shape}")
+    return p, q
+
+
+def affine_fit(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least-squares affine map ``p`` -> ``q`` (``(N, 2)`` float64 each, N >= 3) as ``(2, 3)``,
+    and each point's residual (``(N,)``, in ``q``'s units). `tabulate.kernels.reference.affine_fit`
+    is the oracle (the same to rounding)."""
+    p, q = _points(p, q)
+    fit = np.empty((2, 3))
+    affine_fit_kernel(p, q, np.ones(len(p), np.bool_), fit)
+    res = np.empty(len(p))
+    residuals_kernel(p, q, fit, res)
+    return fit, res
+
+
+def trim_refit(
+    p: np.ndarray, q: np.ndarray, start: np.ndarray, floor: float, min_keep: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The points of ``p`` -> ``q`` within ``max(3 x median residual, floor)`` of the map ``start``
+    (``(2, 3)``), refitted by least squares (every point when fewer than ``min_keep`` are kept): the
+    fit and the kept points' residuals, in their order. `tabulate.kernels.reference.trim_refit` is
+    the oracle."""
+    p, q = _points(p, q)
+    fit = np.empty((2, 3))
+    keep = np.empty(len(p), np.bool_)
+    res = np.empty(len(p))
+    n = trim_refit_kernel(p, q, _affine(start, "start"), float(floor), max(3, int(min_keep)), fit, keep, res)
+    return fit, res[:n]

@@ -410,3 +410,26 @@ def spread_runs(
         n = counts[:, b]
         grown += np.where(n > 0, darks[:, b] / np.maximum(n, 1), 0.0)
     return grown, counts.sum(axis=1) > 0
+
+
+def affine_fit(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Oracle of `tabulate.kernels.affine_fit`: the normal equations about the points' centre, by
+    ``np.linalg.solve``; each point's residual by ``np.hypot``."""
+    centre = p.mean(axis=0)
+    a = np.column_stack([p - centre, np.ones(len(p))])
+    sol = np.linalg.solve(a.T @ a, a.T @ q)  # (3, 2)
+    fit = np.column_stack([sol[:2].T, sol[2] - centre @ sol[:2]])
+    return fit, np.hypot(*(p @ fit[:, :2].T + fit[:, 2] - q).T)
+
+
+def trim_refit(
+    p: np.ndarray, q: np.ndarray, start: np.ndarray, floor: float, min_keep: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Oracle of `tabulate.kernels.trim_refit`: the points within ``max(3 x median, floor)`` of
+    ``start`` refitted (all of them when fewer than ``min_keep``); the fit and the kept residuals."""
+    res = np.hypot(*(p @ start[:, :2].T + start[:, 2] - q).T)
+    keep = res <= max(3 * float(np.median(res)), floor)
+    if keep.sum() < min_keep:
+        keep[:] = True
+    fit, kept = affine_fit(p[keep], q[keep])
+    return fit, kept

@@ -86,6 +86,8 @@ def read_contest(contest: Contest, marks: Mapping[str, OptionMark], *, fwab: boo
     touched = False
     for option in contest.options:
         mark = marks.get(option.id, UNMARKED)
+        if _quiet(mark, option):
+            continue  # no vote, no reason, nothing touched: most options of most sheets
         ink = mark.write_in_ink and option.kind == "write_in"
         touched |= mark.scan != "unmarked" or ink or mark.hand not in (None, "unmarked")
         if _counts(option, mark.scan, ink, fwab):
@@ -94,6 +96,21 @@ def read_contest(contest: Contest, marks: Mapping[str, OptionMark], *, fwab: boo
                 write_ins.append(option.id)
         reasons += _option_reasons(contest, option, mark, ink, fwab)
     return OwnSelections(contest, tuple(votes), tuple(write_ins), tuple(reasons), touched, fwab)
+
+
+def _quiet(mark: OptionMark, option: ContestOption) -> bool:
+    """Whether an option's mark is the same as no mark at all (`UNMARKED`): nothing to count or to show.
+
+    The scanner reads it ``unmarked`` (Section 2(1): no vote), a hand count reads nothing either (``hand``
+    None or ``unmarked``: no Section 3(1) disagreement) and no name is written on a write-in line (Section
+    2(1)(b); a federal write-in absentee ballot's name counts alone, 31 KAR 5:011 Section 2): `_counts` is
+    False and `_option_reasons` empty for it, whatever the contest.
+    """
+    return (
+        mark.scan == "unmarked"
+        and (mark.hand is None or mark.hand == "unmarked")
+        and not (mark.write_in_ink and option.kind == "write_in")
+    )
 
 
 def _option_reasons(

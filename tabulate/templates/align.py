@@ -33,7 +33,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from ..kernels import match_anchors, skew_sums
+from ..kernels import affine_fit, match_anchors, skew_sums, trim_refit
 
 COARSE_DPI = 10.0
 #: Resolution of the whole-page comparison that tells similar templates apart.
@@ -349,19 +349,10 @@ def median(v: np.ndarray) -> float:
 def fit_affine(page_xy: np.ndarray, image_xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Least-squares affine page -> image (2x3) and each point's residual (pixels).
 
-    By the normal equations (a 3 x 3 solve, the page points centred so they stay well conditioned):
-    a tenth of `np.linalg.lstsq`'s overhead on a page's 6-18 anchors."""
-    centre = np.add.reduce(page_xy, axis=0) / len(page_xy)  # `ndarray.mean`'s own sum and division, bit for bit
-    d = page_xy - centre
-    a = np.empty((len(d), 3))
-    a[:, :2] = d
-    a[:, 2] = 1.0
-    sol = np.linalg.solve(a.T @ a, a.T @ image_xy)  # (3, 2): the fit about the centre
-    r = a @ sol - image_xy
-    fit = np.empty((2, 3))
-    fit[:, :2] = sol[:2].T
-    fit[:, 2] = sol[2] - centre @ sol[:2]
-    return fit, np.sqrt((r * r).sum(axis=1))
+    By the normal equations about the page points' centre (a 3 x 3 solve), compiled
+    (`tabulate.kernels.affine_fit`): `np.linalg.solve` and the numpy around it cost 30-40 us a call in
+    overhead on a page's 6-18 anchors, the compiled fit 2-3 us."""
+    return affine_fit(page_xy, image_xy)
 
 
 def refine(
@@ -473,12 +464,6 @@ def trimmed_fit(p: np.ndarray, q: np.ndarray, floor_px: float) -> tuple[np.ndarr
     if float(res.max()) <= floor_px:
         return fit, res
     start, _inl = cv2.estimateAffine2D(p.astype(np.float32), q.astype(np.float32), method=cv2.LMEDS)
-    fit = start if start is not None else fit_affine(p, q)[0]
-    res = np.hypot(*(p @ fit[:, :2].T + fit[:, 2] - q).T)
-    keep = res <= max(3 * median(res), floor_px)
-    if keep.sum() >= MIN_ANCHORS:
-        fit, _res = fit_affine(p[keep], q[keep])
-    else:
-        keep[:] = True
-        fit, _res = fit_affine(p, q)
-    return np.ascontiguousarray(fit), np.hypot(*(p[keep] @ fit[:, :2].T + fit[:, 2] - q[keep]).T)
+    # The trimming and the refit in one compiled call (`tabulate.kernels.trim_refit`; was a dozen numpy
+    # calls, 0.1-0.2 ms a call of overhead): the same rule, to rounding.
+    return trim_refit(p, q, start if start is not None else fit, floor_px, MIN_ANCHORS)
