@@ -47,6 +47,7 @@ SET_ASIDE_WORDS: dict[str, str] = {
     "registration_residual": "Page could not be registered",
     "fit_few_anchors": "Page placed from too few printed anchors",
     "template_code_mismatch": "Page code names another ballot page than its print",
+    "template_foreign_print": "Page does not print the names of the ballot it resembles",
     "orientation_unknown": "Page orientation unknown",
     "scale_out_of_range": "Page scale out of range",
     "skew_out_of_range": "Page too skewed",

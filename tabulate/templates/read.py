@@ -68,6 +68,7 @@ from .matching import (
 )
 from .model import TemplatePage, TemplateSet, load_set
 from .noise import page_settings
+from .ownprint import check_own_print
 from .pages import prepared, scoring_template
 from .placement import OffImage, anchors_needed, columns_upright, enough_anchors, place_page
 from .sidescale import sides_disagree
@@ -313,7 +314,11 @@ class TemplateReader:
         # By matching: the page in its own frame against every blank; the winner must be clear.
         frame = frame_as_blank(quarter, affine_half / 2, w_in, h_in, reg, SCREEN_DPI)
         win, twin = match_page(self.tset, self._match_bases()[0], frame, pixels, fine8, paper)
-        return win, (reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)), twin
+        reg = reg if win is tp else self._refit(image, fine8, dpi, win, reg, k, paper)
+        # No rival blank tells a page from outside the set (another election, a style not imported) from its
+        # look-alike: it must print the winner's names (`ownprint`).
+        check_own_print(self.tset, win, fine8, reg.affine * (FINE_DPI / dpi))
+        return win, reg, twin
 
     def _fit(self, image, levels, small, dpi, paper, by_code, turns, skew) -> tuple[TemplatePage, Registration, int]:
         """(template, registration, quarter turns) of the first of `FIT_TRIES` candidates that registers:
