@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import zxingcpp
 
-from ..detect.dither import undither
+from ..detect.dither import DIFFUSED_FLAG, undither
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
 from ..detect.register import Registration
@@ -130,6 +130,7 @@ class TemplateReader:
         """Read one decoded page (greyscale ``uint8``) with the set; never raises."""
         timings = _timings if _timings is not None else []
         base: dict = {"source": source, "index": index, "digest": digest, "template_set": self.tset.digest}
+        diffused: tuple[str, ...] = ()  # flagged so `status` can tell the clerk (`tabulate.central.diffused`)
         try:
             if image.dtype != np.uint8 or image.ndim != 2:
                 raise ReadError(
@@ -137,7 +138,9 @@ class TemplateReader:
                 )
             base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
             t0 = time.perf_counter()
-            image = paint_background(undither(image))  # error-diffused dots back to grey; a black background
+            grey = undither(image)  # error-diffused dots back to grey
+            diffused = (DIFFUSED_FLAG,) if grey is not image else ()
+            image = paint_background(grey)  # a black background
             tp, reg, twin = self._identify(image)
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
@@ -164,14 +167,16 @@ class TemplateReader:
                     targets, flags = self._score(election, upright, scoring_reg, tp, tpl, settings, streaks)
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
             flags = (*flags, TWIN_FLAG) if twin else flags
+            flags = (*flags, *diffused)
             return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
         except ReadError as e:
-            return PageReading(**base, reason_code=e.code, reason=e.reason, timings_ms=tuple(timings))
+            return PageReading(**base, reason_code=e.code, reason=e.reason, flags=diffused, timings_ms=tuple(timings))
         except Exception as e:  # a bug must not stop the batch; the reading says so
             return PageReading(
                 **base,
                 reason_code="internal_error",
                 reason=f"reader error {type(e).__name__}: {e}",
+                flags=diffused,
                 timings_ms=tuple(timings),
             )
 
