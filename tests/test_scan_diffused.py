@@ -9,12 +9,10 @@ how many pages of which batch, and what to change on the scanner.
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
-import numpy as np
-from PIL import Image
+from test_detect_dither import _g4  # one G4 writer for both files
 
 from tabulate.ballots.simulate import simulate_sheet
 from tabulate.central.diffused import CODE, REMEDY, diffused_warning
@@ -26,15 +24,6 @@ from tabulate.detect.dither import DIFFUSED_FLAG
 from tabulate.election import load_election
 
 ELECTION = Path(__file__).parents[1] / "samples" / "general" / "election.json"
-
-
-def _g4(page: np.ndarray, diffuse: bool) -> bytes:
-    """The page as a scanner's CCITT G4 TIFF: Floyd-Steinberg dots (Pillow) or a fixed threshold at 128."""
-    img = Image.fromarray(page)
-    bits = img.convert("1") if diffuse else img.point(lambda v: 255 if v >= 128 else 0).convert("1", dither=None)
-    buf = io.BytesIO()
-    bits.save(buf, format="TIFF", compression="group4", dpi=(200, 200))
-    return buf.getvalue()
 
 
 def _look(pages=2, diffused=0) -> SheetLook:
