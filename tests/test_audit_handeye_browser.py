@@ -64,20 +64,22 @@ def server(truth_store):
         start_audit(store, conn, actor="test", seed="31415926535897932384")
         store.close()
         conn.close()
+        # The server gets the socket already bound (no window in which another process could take the
+        # port), and the wait ends as soon as it is up: 120 s is a hang guard, not a time the test needs.
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-        sock.close()
         srv = uvicorn.Server(uvicorn.Config(create_app(truth_store), host="127.0.0.1", port=port, log_level="warning"))
-        thread = threading.Thread(target=srv.run, daemon=True)
+        thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
-        deadline = time.time() + 20
+        deadline = time.monotonic() + 120
         while not srv.started:
-            assert time.time() < deadline, "the review server did not start"
+            assert thread.is_alive() and time.monotonic() < deadline, "the review server did not start"
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}", truth_store
         srv.should_exit = True
-        thread.join(timeout=10)
+        thread.join(timeout=60)
+        sock.close()
 
 
 def _shot(page, name):

@@ -20,6 +20,7 @@ from test_scan_support import (  # noqa: F401 (fixtures)
     ELECTION_PATH,
     OVERVOTE,
     PLAIN,
+    UntilHangStarts,
     e,
     election,
     fake_interpreter,
@@ -286,13 +287,39 @@ def test_every_bad_sheet_is_set_aside_with_its_reason_and_the_good_ones_count(tm
     assert s.balanced and s.complete
 
 
-def test_a_hung_reader_sets_only_its_sheet_aside(tmp_path, store, e):
+@pytest.mark.parametrize("task_sheets", [1, 3])
+def test_a_hung_reader_sets_only_its_sheet_aside(tmp_path, store, e, task_sheets):
+    """The time-out fires when the reader has started the sheet that never returns (its flag file), not
+    after a second of a loaded machine's clock: the other sheets are waited for however long they take."""
     make_batch(tmp_path / "b", e, 3)
-    (tmp_path / "b" / "sheet-00004-front.png").write_bytes(b"HANG")
-    (tmp_path / "b" / "sheet-00004-back.png").write_bytes(b"HANG")
-    s = run(store, e, "A", [tmp_path / "b"], sheet_timeout=1.0)
+    hang = b"HANG|" + str(tmp_path / "hang-started").encode()
+    (tmp_path / "b" / "sheet-00004-front.png").write_bytes(hang)
+    (tmp_path / "b" / "sheet-00004-back.png").write_bytes(hang)
+    s = run(
+        store,
+        e,
+        "A",
+        [tmp_path / "b"],
+        sheet_timeout=UntilHangStarts(flag=str(tmp_path / "hang-started")),
+        task_sheets=task_sheets,
+    )
     assert (s.counted, s.rejected) == (3, 1)
     assert s.by_reason[("rejected", "reader_timed_out")] == 1
+
+
+def test_the_default_patience_waits_real_seconds_and_times_out():
+    """`Patience` is what every reading is waited through: a future's result, or the pool's time-out."""
+    from concurrent.futures import Future
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    from tabulate.central.patience import Patience, as_patience
+
+    done: Future = Future()
+    done.set_result("read")
+    assert Patience(5.0).result(done) == "read"
+    with pytest.raises(FutureTimeout):
+        Patience(0.0).result(Future())  # nothing will ever finish it: no wait at all
+    assert as_patience(7) == Patience(7.0) and as_patience(Patience(3.0)) == Patience(3.0)
 
 
 def test_sheets_sent_several_to_a_task_are_recorded_once_each_as_one_at_a_time(tmp_path, e):

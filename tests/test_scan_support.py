@@ -7,8 +7,9 @@ depending on image reading:
     FAKE|<election hash prefix>|<style>|<precinct>|<page>|<contest>=<option>+<option>;...
 
 The real rules (31 KAR 6:030) still decide the votes. Special pages make a
-worker misbehave: ``CRASH`` kills the worker process, ``HANG`` never returns,
-``BOOM`` raises inside the reader.
+worker misbehave: ``CRASH`` kills the worker process, ``HANG`` never returns
+(``HANG|<path>`` first creates the file at path: the test's `UntilHangStarts`
+then knows the reader is stuck, without a clock), ``BOOM`` raises inside the reader.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from __future__ import annotations
 import json
 import os
 import time
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tabulate.central import Interpretation
 from tabulate.central.interpret import votes_outcome
+from tabulate.central.patience import Patience
 from tabulate.core.marks import BallotMarks, OptionMark
 from tabulate.election import Election, load_election
 from tabulate.rules import apply_rules, marks_to_dict
@@ -29,6 +33,33 @@ from tabulate.store import SheetReason, open_store
 
 REPO = Path(__file__).resolve().parents[1]
 ELECTION_PATH = REPO / "samples" / "general" / "election.json"
+
+
+@dataclass(frozen=True)
+class UntilHangStarts(Patience):
+    """A `Patience` that waits for a reading as long as it takes, except that once the fake reader has
+    started a ``HANG|<flag>`` page (the flag file exists) a reading not yet done is called hung at once.
+
+    So a sheet is timed out by that event, never by the clock: a worker slow to start on a loaded machine
+    cannot be taken for a hung one. A reading called hung that was only slow (on the other worker) is
+    read again alone, as the pipeline always does, and is waited for again; the flag is consumed each time,
+    so the hanging sheet's own re-read is called hung only once it has started again."""
+
+    flag: str = ""
+    #: A guard against a test that would otherwise never end (a bug): no outcome depends on it.
+    guard_s: float = 600.0
+
+    def result(self, future):
+        deadline = time.monotonic() + self.guard_s
+        while True:
+            try:
+                return future.result(timeout=0.05)
+            except FutureTimeout:
+                pass
+            if os.path.exists(self.flag):
+                os.remove(self.flag)
+                raise FutureTimeout from None
+            assert time.monotonic() < deadline, "a reading neither finished nor hung"
 
 
 def election() -> Election:
@@ -46,7 +77,9 @@ def fake_interpreter(election: Election, pages) -> Interpretation:
     for data in pages:
         if data == b"CRASH":
             os._exit(3)
-        if data == b"HANG":
+        if data.startswith(b"HANG"):
+            if data.startswith(b"HANG|"):
+                Path(data[5:].decode()).touch()  # "I have started the sheet that never returns"
             time.sleep(3600)
         if data == b"BOOM":
             raise RuntimeError("boom")

@@ -37,6 +37,7 @@ from ..core.errors import TabulateError
 from ..election import Election
 from ..store.base import SheetOutcome, SheetReason
 from .interpret import Interpreter
+from .patience import Patience, as_patience
 from .pipeline import READER_CRASHED, READER_TIMED_OUT
 from .sources import SheetSource
 from .worker import fingerprint, keep_page_buffers, read_sheet_source
@@ -120,12 +121,13 @@ class DaskReaders:
     `distributed.Client` the caller owns (tests, notebooks).
     """
 
-    def __init__(self, cluster, election: Election, interpreter: Interpreter, timeout: float):
+    def __init__(self, cluster, election: Election, interpreter: Interpreter, timeout: float | Patience):
         if isinstance(cluster, str):
             self._client, self._own = connect(cluster), True
         else:
             self._client, self._own = cluster, False
-        self.timeout = timeout
+        self.patience = as_patience(timeout)
+        self.timeout = self.patience.seconds
         self._election = election
         self._interpreter = interpreter
         self._futures: set = set()
@@ -167,7 +169,7 @@ class DaskReaders:
     def isolated(self, sheet: SheetSource) -> SheetOutcome:
         """Read one sheet alone; a hang sets only it aside."""
         try:
-            return self.submit(sheet).result(timeout=self.timeout)
+            return self.patience.result(self.submit(sheet))
         except FutureTimeout:
             self.restart()
             return self.set_aside(sheet, READER_TIMED_OUT, f"reading this sheet took more than {self.timeout:.0f} s")

@@ -40,6 +40,7 @@ from ..election import Election
 from ..store.base import Batch, BatchCounts, Recorded, SheetOutcome, Store
 from .hotfolder import HotFolder
 from .interpret import Interpreter, interpret_sheet
+from .patience import Patience, as_patience
 from .readers import (  # noqa: F401  (re-exported: where callers have always found them)
     READER_CRASHED,
     READER_TIMED_OUT,
@@ -192,7 +193,7 @@ def run_batch(
     progress: bool = False,
     commit_sheets: int = COMMIT_SHEETS,
     commit_seconds: float = COMMIT_SECONDS,
-    sheet_timeout: float = SHEET_TIMEOUT_S,
+    sheet_timeout: float | Patience = SHEET_TIMEOUT_S,
     readers: Readers | None = None,
     task_sheets: int = TASK_SHEETS,
 ) -> RunSummary:
@@ -270,11 +271,10 @@ def run_batch(
         if due or len(pending) >= commit_sheets or time.monotonic() - last_commit >= commit_seconds:
             commit()
 
+    patience = as_patience(sheet_timeout)
     own_readers = readers is None
     if readers is None:
-        readers = start_readers(
-            election, workers=workers, cluster=cluster, interpreter=interpreter, timeout=sheet_timeout
-        )
+        readers = start_readers(election, workers=workers, cluster=cluster, interpreter=interpreter, timeout=patience)
         if progress and readers.dashboard:
             print(f"tabulate: the cluster's progress: {readers.dashboard}", file=sys.stderr)
     window: deque = deque()
@@ -361,7 +361,7 @@ def run_batch(
             try:
                 # One time-out for a task of several sheets too: a hang is noticed as soon as before, and
                 # a task that was only slow loses nothing (every sheet in flight is re-read alone).
-                result = future.result(timeout=sheet_timeout)
+                result = patience.result(future)
             except (BrokenProcessPool, FutureTimeout):
                 # Which sheet broke the pool is unknown: re-read each in flight alone.
                 readers.restart()

@@ -22,14 +22,13 @@ from ..store.base import SheetOutcome, SheetReason
 from . import layouts_cache
 from .interpret import Interpreter, interpret_sheet
 from .layouts_warm import offer_election, withdraw_election
+from .patience import SHEET_TIMEOUT_S, Patience, as_patience
 from .readers_start import reader_context, take_offer
 from .sources import SheetSource
 from .worker import fingerprint, init_worker, ping, read_task, read_tasks
 
 READER_CRASHED = "reader_crashed"
 READER_TIMED_OUT = "reader_timed_out"
-#: How long one sheet may take to read before its reader is presumed hung.
-SHEET_TIMEOUT_S = 120.0
 #: How long a fresh reader process may take to start (imports, JIT cache) before the readers are unusable.
 START_TIMEOUT_S = 120.0
 
@@ -70,7 +69,7 @@ class _Readers:
     #: Where to watch progress besides the bar (a Dask scheduler's dashboard; none for the pool).
     dashboard: str | None = None
 
-    def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float):
+    def __init__(self, workers: int, election: Election, interpreter: Interpreter, timeout: float | Patience):
         self._ctx = reader_context()
         # The forkserver builds every page's sample points once, for all workers (layouts_warm);
         # a template set's reader has sample points of its own. A server started early
@@ -82,7 +81,8 @@ class _Readers:
         seed = self._offered is None and interpreter is interpret_sheet
         self._args = (election, interpreter, os.getpid(), layouts_cache.prepared(election) if seed else None)
         self.workers = workers
-        self.timeout = timeout
+        self.patience = as_patience(timeout)
+        self.timeout = self.patience.seconds
         self._pool = self._new(workers)
 
     def _new(self, n: int) -> ProcessPoolExecutor:
@@ -114,7 +114,7 @@ class _Readers:
             _kill(pool)
             raise ReadersUnavailable(f"the sheet readers cannot start ({type(e).__name__}: {e})") from None
         try:
-            return pool.submit(read_task, sheet).result(timeout=self.timeout)
+            return self.patience.result(pool.submit(read_task, sheet))
         except BrokenProcessPool:
             code, why = READER_CRASHED, "the reader process died reading this sheet (a damaged image?)"
         except FutureTimeout:
@@ -150,7 +150,7 @@ def start_readers(
     workers: int | None = None,
     cluster: str | None = None,
     interpreter: Interpreter = interpret_sheet,
-    timeout: float = SHEET_TIMEOUT_S,
+    timeout: float | Patience = SHEET_TIMEOUT_S,
 ) -> Readers:
     """Start the readers ``run_batch`` hands sheets to: a pool on this machine's cores, or a Dask cluster.
 

@@ -51,7 +51,8 @@ def template_interpreters(
     """For each of ``sheet_ids`` read with a template set, the interpreter that reads it with that set.
 
     ``folders`` (``--templates DIR``) are tried first, then the folder the journal recorded at scan time.
-    Raises `TemplateSetMissing` naming a set neither holds.
+    Raises `TemplateSetMissing` naming a set neither holds, and `TemplatesWrongElection` for a set imported
+    for another election than the store's (`tabulate.templates.bound`; a store scanned before that check).
     """
     from ..templates import JOURNAL_KIND
 
@@ -74,5 +75,17 @@ def template_interpreters(
             f"{n} sheet(s) were read with template set {missing[0][:12]}, whose folder is not where it was "
             "when they were scanned (or holds another set): give it with --templates DIR"
         )
+    _same_election(store, {found[d] for d in set(by_sheet.values())})
     readers = {d: TemplateInterpreter(f) for d, f in found.items()}
     return {sid: readers[d] for sid, d in by_sheet.items()}
+
+
+def _same_election(store, folders: Iterable[str]) -> None:
+    """`TemplatesWrongElection` unless every set in ``folders`` was imported for the store's election."""
+    from ..templates import check_election, load_set
+
+    election = store.election()
+    if election is None:
+        return
+    for folder in sorted(folders):
+        check_election(election, load_set(folder))

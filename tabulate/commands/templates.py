@@ -134,18 +134,28 @@ def run_split_sides(args) -> int:
 def reader_for(folder: Path | None, election=None, *, allow_missing: bool = False):
     """The `TemplateReader` for ``--templates DIR`` (None without it); one line if the folder is not a set.
 
-    Given the ``election`` it will read for, the set must hold every page of every ballot style
+    Given the ``election`` it will read for, the set must have been imported for it (its hash,
+    `tabulate.templates.bound`: else ``templates_wrong_election``) and hold every page of every ballot style
     (`tabulate.templates.coverage`, 31 KAR 6:030 Section 2(1)(a): a mark counts for the name next to it, on
     the voter's own ballot): else ``templates_incomplete``, or with ``allow_missing`` a warning on stderr.
     """
     if folder is None:
         return None
-    from ..templates import TemplateError, TemplateReader, TemplatesIncomplete, check_complete
+    from ..templates import (
+        TemplateError,
+        TemplateReader,
+        TemplatesIncomplete,
+        TemplatesWrongElection,
+        check_complete,
+        check_election,
+    )
 
     try:
         reader = TemplateReader(str(folder))
+        if election is not None:
+            check_election(election, reader.tset)  # 31 KAR 2:010 Section 2(4): this election's set, no other
         missing = () if election is None else check_complete(election, reader.tset, allow_missing=allow_missing)
-    except TemplatesIncomplete as e:
+    except (TemplatesIncomplete, TemplatesWrongElection) as e:
         raise UsageError(f"{folder}: {e}", code=e.code) from None
     except TemplateError as e:
         raise UsageError(str(e)) from None

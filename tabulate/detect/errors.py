@@ -36,6 +36,7 @@ REASON_CODES: dict[str, str] = {
     "no_template_match": "the page matches no page of the template set (and carries no code it maps)",
     "template_ambiguous": "the page matches two template pages about equally and carries no code to tell them apart",
     "template_code_mismatch": "the page's code names one template page but its print is another's (a mis-coded ballot)",
+    "template_foreign_print": "the page matched a template page but does not print its names (another election or style)",
     "fit_few_anchors": "the page's fit to its template keeps too few of the printed anchors to place its targets",
     "two_pages_in_image": "the image holds two pages side by side (a front and a back): one image a side is needed",
     "internal_error": "a bug in the reader (reported, never a reading)",

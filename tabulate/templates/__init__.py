@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import lazy_loader
 
 if TYPE_CHECKING:
+    from .bound import TemplatesWrongElection, check_election
     from .coverage import MissingPage, TemplatesIncomplete, check_complete, missing_pages
     from .importer import PageMap, import_templates, read_map
     from .model import JOURNAL_KIND, TemplateError, TemplatePage, TemplateSet, load_set
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 #: Each submodule's public names, loaded on first use (`lazy_loader`, PEP 562).
 _WHERE = {
+    "bound": ["TemplatesWrongElection", "check_election"],
     "coverage": ["MissingPage", "TemplatesIncomplete", "check_complete", "missing_pages"],
     "importer": ["PageMap", "import_templates", "read_map"],
     "model": ["JOURNAL_KIND", "TemplateError", "TemplatePage", "TemplateSet", "load_set"],
@@ -43,8 +45,10 @@ __all__ = [
     "TemplateReader",
     "TemplateSet",
     "TemplatesIncomplete",
+    "TemplatesWrongElection",
     "blank_scores",
     "check_complete",
+    "check_election",
     "import_templates",
     "load_set",
     "missing_pages",

@@ -27,11 +27,10 @@ MIN_AREA_SHARE = 0.002
 def paint_background(image: np.ndarray) -> np.ndarray:
     """``image`` with the dark background joined to its edges set to the paper's grey (see the module)."""
     f = FRAME_PX
-    frame = np.concatenate([image[:f].ravel(), image[-f:].ravel(), image[:, :f].ravel(), image[:, -f:].ravel()])
     sample = image[::32, ::32].ravel()  # the paper's grey: 1 pixel in 1,024 is plenty, and costs nothing
     paper = float(np.partition(sample, int(0.75 * (len(sample) - 1)))[int(0.75 * (len(sample) - 1))])
     dark_at = paper / 2  # halfway to black: a grey scanner lid is no background to fight
-    if np.count_nonzero(frame < dark_at) < FRAME_DARK * len(frame):
+    if _frame_dark(image, f, dark_at) < FRAME_DARK * 2 * f * (image.shape[0] + image.shape[1]):
         return image
     dark = (image < dark_at).astype(np.uint8)
     n, labels, stats, _c = cv2.connectedComponentsWithStats(dark, 4, cv2.CV_32S)  # type: ignore[call-overload]
@@ -44,3 +43,12 @@ def paint_background(image: np.ndarray) -> np.ndarray:
     out = image.copy()
     out[np.isin(labels, big)] = int(paper)
     return out
+
+
+def _frame_dark(image: np.ndarray, f: int, dark_at: float) -> int:
+    """How many pixels of the image's outermost ``f`` rows and columns each side are darker than ``dark_at``
+    (the corners twice, as the strips are taken): counted on views, not on a copy of the strips."""
+    # A strip of two columns is one pixel pair in each of thousands of rows: the copy a ravel makes was
+    # most of this check's cost (0.1 ms of 0.23 on a 300 DPI page).
+    strips = (image[:f], image[-f:], image[:, :f], image[:, -f:])
+    return sum(int(np.count_nonzero(s < dark_at)) for s in strips)

@@ -22,6 +22,7 @@ import numpy as np
 from ..detect.settings import ReadSettings
 from ..election.model import Thresholds
 from ..kernels.points import F
+from .align import median
 
 #: Robust deviations (1.4826 x MAD) above the blank targets' median.
 NOISE_SIGMAS = 6.0
@@ -38,8 +39,8 @@ def erasure_floor(features: np.ndarray, thresholds: Thresholds) -> float:
     low = features[features[:, F["score"]] < thresholds.marginal, F["erasure"]]
     if len(low) < MIN_BLANK_TARGETS:
         return 0.0
-    med = float(np.median(low))
-    mad = float(np.median(np.abs(low - med)))
+    med = median(low)  # np.median bit for bit, without its overhead (two calls were 0.1 ms a page)
+    mad = median(np.abs(low - med))
     return med + NOISE_SIGMAS * 1.4826 * mad + RESIDUE_ABOVE_NOISE
 
 
