@@ -18,7 +18,7 @@ from ..core.marks import BallotMarks, OptionMark
 from ..core.pagebytes import PageBytes, page_sha256
 from ..election.geometry import StyleCode
 from ..election.model import PAPER_SIZES_IN, Election
-from .decode import BitonalPage, check_size, decode_native, decode_page, headers, read_source
+from .decode import BitonalPage, check_size, decode_native, decode_page, headers, read_source, resampled_flags
 from .dither import DIFFUSED_FLAG, diffused_bits, undither
 from .errors import ReadError
 from .identify import check_style_code, code_crop, read_style_code
@@ -138,8 +138,10 @@ def _file_pages(
             continue
         base["_timings"] = [("decode", (time.perf_counter() - t0) * 1e3)]
         # A page the loader took out of a batch PDF carries the flag its new bytes cannot (`PageBytes`).
-        flags = ((PDF_PAGE_RENDERED,) if h.via == "render" else ()) + (
-            source.flags if isinstance(source, PageBytes) else ()
+        flags = (
+            ((PDF_PAGE_RENDERED,) if h.via == "render" else ())
+            + resampled_flags(h)
+            + (source.flags if isinstance(source, PageBytes) else ())
         )
         if flags:
             base["_flags"] = flags
