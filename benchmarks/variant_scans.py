@@ -9,6 +9,7 @@ corners, staple holes, a double feed).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
 import cv2
@@ -312,11 +313,19 @@ def levels(paper: int, ink: int) -> Scan:
 
 
 def anisotropic(x_dpi: float, y_dpi: float) -> Scan:
-    """A page scanned at another resolution across the feed than along it (204 x 196: a fax-like export)."""
+    """A page scanned at another resolution across the feed than along it (204 x 196: a fax-like export).
+
+    Written as the scanner writes it, a PNG whose ``pHYs`` states both resolutions, and decoded as `tabulate read`
+    decodes it (`decode_page`: since branch aniso7, made square at the finer resolution)."""
 
     def f(img, dpi, rng):
         kx, ky = x_dpi / dpi, y_dpi / dpi
         out = cv2.resize(img, None, fx=kx, fy=ky, interpolation=cv2.INTER_AREA)
-        return out, np.array([[kx, 0, 0], [0, ky, 0]]), False
+        buf = io.BytesIO()
+        Image.fromarray(out).save(buf, format="PNG", dpi=(x_dpi, y_dpi))
+        raw = buf.getvalue()
+        page = decode_page(raw, headers(raw)[0])
+        sx, sy = kx * page.shape[1] / out.shape[1], ky * page.shape[0] / out.shape[0]
+        return page, np.array([[sx, 0, 0], [0, sy, 0]]), False
 
     return f

@@ -24,7 +24,7 @@ from tabulate.ballots.vendor.design import design_variant
 from tabulate.ballots.vendor.sheets import blank_pages
 from tabulate.ballots.vendor.write import write_blanks
 from tabulate.cli import main
-from tabulate.detect.dither import isolated_share, undither
+from tabulate.detect.dither import DIFFUSED_FLAG, isolated_share, undither
 from tabulate.detect.read import read_sheet
 from tabulate.election import load_election, parse_election
 from tabulate.templates import TemplateError, TemplateReader, import_templates
@@ -243,6 +243,8 @@ def test_a_clean_ballot_scanned_with_error_diffusion_is_not_sent_to_a_person(tmp
     dots = np.asarray(Image.fromarray(small).convert("1"), dtype=np.uint8) * 255
     page = reader.read_image(election, dots)
     assert page.ok, page.reason
+    # Flagged for the clerk's batch warning (`tabulate.central.diffused`); the grey scan is not.
+    assert DIFFUSED_FLAG in page.flags and DIFFUSED_FLAG not in reader.read_image(election, img).flags
     blank = [t for t in page.targets if (t.contest_id, t.option_id) not in marked]
     assert blank and all(t.scan == "unmarked" and t.hand == "unmarked" for t in blank), [
         (t.option_id, t.scan, t.hand, round(t.score, 3)) for t in blank if t.scan != "unmarked" or t.hand != "unmarked"

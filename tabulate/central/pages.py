@@ -88,7 +88,7 @@ def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> tuple[byt
     """
     import tifffile
 
-    from ..detect.decode import check_size, decode_page, page_header
+    from ..detect.decode import check_size, decode_page, page_header, resampled_flags
     from ..detect.errors import ReadError
     from ..detect.read import PDF_PAGE_RENDERED
 
@@ -105,7 +105,8 @@ def _tiff_page(path: str, page: int, paper_in: tuple[float, float]) -> tuple[byt
         raise PageLoadError(FILE_UNREADABLE, f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     buf = io.BytesIO()
     tifffile.imwrite(buf, img, photometric="minisblack")
-    return buf.getvalue(), ((PDF_PAGE_RENDERED,) if header.via == "render" else ())
+    # The TIFF written has square pixels and no resolution: the flag says what the header stated.
+    return buf.getvalue(), ((PDF_PAGE_RENDERED,) if header.via == "render" else ()) + resampled_flags(header)
 
 
 def load_page(page: PageSource, paper_in: tuple[float, float]) -> tuple[bytes, str]:

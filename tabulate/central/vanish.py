@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from ..core.vocabulary import ERROR_DIFFUSED_FLAG
 from ..core.votes import BallotVotes
 from ..store.base import Batch, Store
 
@@ -48,6 +49,8 @@ class SheetLook:
     blank_contests: int
     pages: int
     faint_pages: int
+    #: Pages the reader read as error diffusion (flag ``error_diffused``: `tabulate.central.diffused`).
+    diffused_pages: int = 0
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ def sheet_look(evidence: Mapping | None, votes: BallotVotes | None) -> SheetLook
         blank_contests=sum(c.status == "blank" for c in votes.contests),
         pages=len(pages),
         faint_pages=sum("outlines_faint" in p.get("flags", ()) for p in pages),
+        diffused_pages=sum(ERROR_DIFFUSED_FLAG in p.get("flags", ()) for p in pages),
     )
 
 
@@ -112,26 +116,37 @@ def pencil_warning(batch: str, looks: Iterable[SheetLook | None]) -> BatchWarnin
     )
 
 
-def _sample(store: Store, batch: Batch) -> list[SheetLook | None]:
+def _step(store: Store, batch: Batch) -> int:
+    """Every how many read sheets `_sample` looks at one: about `SAMPLE` of them.
+
+    The read sheets are the live ones (counted or in review), so the batch's counts give their number."""
+    counts = next((c for c in store.batch_counts() if c.batch.id == batch.id), None)
+    live = 0 if counts is None else counts.counted + counts.needs_review
+    return max(1, live // SAMPLE)
+
+
+def _sample(store: Store, batch: Batch, step: int | None = None) -> list[SheetLook | None]:
     """Every ``step``-th read sheet of the batch (about `SAMPLE` of them), streamed.
 
     The sheets are not held in a list: the check runs at the end of every
     scan, and a 40,000-sheet batch's sheets (marks and votes) would be a few
-    hundred MB in the scan's process. The read sheets are the live ones
-    (counted or in review), so the batch's counts give their number.
+    hundred MB in the scan's process.
     """
-    counts = next((c for c in store.batch_counts() if c.batch.id == batch.id), None)
-    live = 0 if counts is None else counts.counted + counts.needs_review
-    step = max(1, live // SAMPLE)
+    step = _step(store, batch) if step is None else step
     read = (s for s in store.sheets(batch_id=batch.id) if s.interpreted is not None)
     return [sheet_look(store.evidence(s.id), s.interpreted) for k, s in enumerate(read) if k % step == 0]
 
 
 def batch_warnings(store: Store, batches: Iterable[Batch] | None = None) -> list[BatchWarning]:
-    """The warnings about the given batches (every batch of the store by default)."""
+    """The warnings about the given batches (every batch of the store by default): a threshold that may
+    have erased pencil (`pencil_warning`), pages made by error diffusion (`tabulate.central.diffused`)."""
+    from .diffused import diffused_warning  # it builds on this module's `SheetLook` and `BatchWarning`
+
     out = []
     for b in store.batches() if batches is None else batches:
-        w = pencil_warning(b.name, _sample(store, b))
-        if w is not None:
-            out.append(w)
+        step = _step(store, b)
+        looks = _sample(store, b, step)
+        for w in (pencil_warning(b.name, looks), diffused_warning(b.name, looks, step=step)):
+            if w is not None:
+                out.append(w)
     return out

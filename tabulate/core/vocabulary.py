@@ -72,6 +72,11 @@ SET_ASIDE_WORDS: dict[str, str] = {
 #: Every code's words.
 REASON_WORDS: Mapping[str, str] = {**SET_ASIDE_WORDS, **REVIEW_REASON_WORDS}
 
+#: Page flag in the evidence: the reader took the page for a scanner's error diffusion (halftone) and read
+#: it from the grey its dots stand for (`tabulate.detect.dither`). Here, not there, because `tabulate
+#: status` and the end of a scan count it (`tabulate.central.diffused`) without loading the reader.
+ERROR_DIFFUSED_FLAG = "error_diffused"
+
 #: How summaries label a count of sheets by reason: one sheet can be in several rows.
 SEVERAL_REASONS_NOTE = "sheets (a sheet may have several reasons)"
 

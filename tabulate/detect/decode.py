@@ -20,7 +20,7 @@ import imagecodecs
 import numpy as np
 import simplejpeg
 
-from . import pdf_pages
+from . import pdf_pages, pixel_aspect
 from .errors import ReadError
 from .jp2 import is_jpeg2000, jpeg2000_size
 
@@ -52,6 +52,16 @@ class PageHeader:
     via: str = ""
     dpi: float = 0.0
     refusal: tuple[str, str] | None = None
+    #: The (x, y) resolution the header states (per inch; unit-less as stated), None if it states none: a page
+    #: with two resolutions is made square on decoding (`tabulate.detect.pixel_aspect`).
+    resolution: tuple[float, float] | None = None
+
+
+def resampled_flags(header: PageHeader) -> tuple[str, ...]:
+    """``("non_square_pixels_204x196",)`` for a page made square on decoding (its stated resolutions), else ``()``."""
+    if header.resolution is None or not pixel_aspect.is_anisotropic(header.resolution):
+        return ()
+    return (pixel_aspect.flag(header.resolution),)
 
 
 def read_source(source) -> tuple[bytes, str]:
@@ -100,17 +110,22 @@ def _tiff_pages(data) -> Iterator[PageHeader]:
                 raise ReadError("corrupt_image", f"the TIFF has more than {MAX_TIFF_PAGES} pages")
             seen.add(offset)
             (n,) = struct.unpack_from(bo + "H", data, offset)
-            tags = {}
+            tags, res = {}, {}
             for k in range(n):
                 tag, typ, count, value = struct.unpack_from(bo + "HHI4s", data, offset + 2 + 12 * k)
                 if tag in _TIFF_TAGS:
                     fmt = {3: "H", 4: "I"}.get(typ)
                     if fmt:
                         tags[_TIFF_TAGS[tag]] = struct.unpack_from(bo + fmt, value)[0]
+                elif tag in pixel_aspect.TIFF_RESOLUTION_TAGS:
+                    res[tag] = (typ, count, value)
             (offset,) = struct.unpack_from(bo + "I", data, offset + 2 + 12 * n)
             if "width" not in tags or "height" not in tags:
                 raise ReadError("corrupt_image", f"TIFF page {index + 1} has no image size")
-            yield PageHeader("tiff", index, tags["width"], tags["height"], tags.get("photometric", 1))
+            resolution = pixel_aspect.tiff_resolution(data, bo, res)
+            yield PageHeader(
+                "tiff", index, tags["width"], tags["height"], tags.get("photometric", 1), resolution=resolution
+            )
             index += 1
     except struct.error:
         raise ReadError("corrupt_image", "the TIFF's page directory is truncated") from None
@@ -178,12 +193,12 @@ def headers(data: bytes) -> list[PageHeader]:
             h, w, _cs, _sub = simplejpeg.decode_jpeg_header(data)
         except ValueError as e:
             raise ReadError("corrupt_image", f"damaged JPEG header: {e}") from None
-        return [PageHeader("jpeg", 0, int(w), int(h))]
+        return [PageHeader("jpeg", 0, int(w), int(h), resolution=pixel_aspect.jpeg_resolution(data))]
     if fmt == "png":
         if len(data) < 24 or data[12:16] != b"IHDR":
             raise ReadError("corrupt_image", "damaged PNG header")
         w, h = struct.unpack(">II", data[16:24])
-        return [PageHeader("png", 0, w, h)]
+        return [PageHeader("png", 0, w, h, resolution=pixel_aspect.png_resolution(data))]
     if fmt == "jp2":
         size = jpeg2000_size(data)
         if size is None:
@@ -313,12 +328,17 @@ def _check_shape(shape: tuple[int, ...], header: PageHeader) -> None:
 def decode_page(data: bytes, header: PageHeader) -> np.ndarray:
     """Decode one page to greyscale uint8; ReadError ``corrupt_image`` / ``unsupported_image``.
 
+    A page whose header states two resolutions (204 x 196 DPI) comes back at
+    square pixels (`tabulate.detect.pixel_aspect`); any other exactly as decoded.
+
     ``data`` may be an ``mmap`` of a TIFF file: libtiff then reads that page's
     directory and strips only.
     """
-    img = _to_gray(_decoded(data, header), header.photometric)
+    a = _decoded(data, header)
+    bitonal = a.dtype == np.bool_
+    img = _to_gray(a, header.photometric)
     _check_shape(img.shape, header)
-    return img
+    return pixel_aspect.to_square(img, header.resolution, bitonal)
 
 
 @dataclass(frozen=True, eq=False)
@@ -379,7 +399,8 @@ def decode_native(data: bytes, header: PageHeader) -> np.ndarray | BitonalPage:
     if header.format != "tiff" or a.dtype != np.bool_ or a.ndim != 2:
         img = _to_gray(a, header.photometric)
         _check_shape(img.shape, header)
-        return img
+        return pixel_aspect.to_square(img, header.resolution)
     _check_shape(a.shape, header)
     bits = np.ascontiguousarray(a).view(np.uint8)  # a bool's byte is 0 or 1: the decoder's buffer, not a copy
+    bits = pixel_aspect.to_square(bits, header.resolution, bitonal=True)  # stays 0/1: the same pixels as decode_page
     return BitonalPage(bits, _LEVELS[0 if header.photometric == 0 else 1])

@@ -26,6 +26,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..core.vocabulary import ERROR_DIFFUSED_FLAG
+
 #: Every `STEP`-th row is looked at (with the rows above and below it): 12-30 rows of a page, 15,000 pixels
 #: and more, where a thresholded page has at most a pixel or so alone and a diffused one hundreds.
 STEP = 128
@@ -34,6 +36,10 @@ STEP = 128
 ISOLATED_MIN = 0.005
 #: The blur (pixels) that turns the dots back to grey: the dots of paper grain are a few pixels apart.
 SIGMA_PX = 1.5
+#: Page flag: the page was taken for error diffusion and read as the grey its dots stand for. Both readers
+#: set it, so that `tabulate status` can tell the clerk the scanner is in the wrong mode
+#: (`tabulate.central.diffused`); no other page carries it, so their readings keep their bytes.
+DIFFUSED_FLAG = ERROR_DIFFUSED_FLAG
 
 
 def _bitonal(pixels: np.ndarray, black: int, white: int) -> bool:

@@ -18,8 +18,8 @@ from ..core.marks import BallotMarks, OptionMark
 from ..core.pagebytes import PageBytes, page_sha256
 from ..election.geometry import StyleCode
 from ..election.model import PAPER_SIZES_IN, Election
-from .decode import BitonalPage, check_size, decode_native, decode_page, headers, read_source
-from .dither import diffused_bits, undither
+from .decode import BitonalPage, check_size, decode_native, decode_page, headers, read_source, resampled_flags
+from .dither import DIFFUSED_FLAG, diffused_bits, undither
 from .errors import ReadError
 from .identify import check_style_code, code_crop, read_style_code
 from .reading import PageReading, SheetReading
@@ -29,8 +29,8 @@ from .settings import DEFAULT_SETTINGS, ReadSettings
 from .streaks import streak_columns
 
 
-def _rejected(base: dict, err: ReadError, timings: list) -> PageReading:
-    return PageReading(**base, reason_code=err.code, reason=err.reason, timings_ms=tuple(timings))
+def _rejected(base: dict, err: ReadError, timings: list, flags: tuple[str, ...] = ()) -> PageReading:
+    return PageReading(**base, reason_code=err.code, reason=err.reason, flags=flags, timings_ms=tuple(timings))
 
 
 #: Page flag: the page's own style code did not read; it was identified from the sheet's other side.
@@ -57,13 +57,16 @@ def read_image(
     the grey level of each byte: the same reading as its grey page, without
     converting the page. ``code``, when given, is used instead of reading the page's own style
     code (see `identify_from_other_side`); the reading is flagged
-    ``style_code_from_other_side``.
+    ``style_code_from_other_side``. A page taken for error diffusion is read as the grey its dots
+    stand for and flagged ``error_diffused`` (`tabulate.detect.dither.DIFFUSED_FLAG`), read or refused.
     """
     timings = _timings if _timings is not None else []
     base: dict = {"source": source, "index": index, "digest": digest}
     levels: np.ndarray | None = None
+    diffused: tuple[str, ...] = ()
     if isinstance(image, BitonalPage) and diffused_bits(image.bits, image.levels):
         image = image.grey_page()  # error diffusion: read as the grey its dots stand for (below)
+        diffused = (DIFFUSED_FLAG,)
     elif isinstance(image, BitonalPage):
         levels = image.levels
         image = image.bits
@@ -76,7 +79,9 @@ def read_image(
         width_in, height_in = PAPER_SIZES_IN[election.paper_size]
         t0 = time.perf_counter()
         if levels is None:  # a scanner's error-diffusion dots back to grey (`tabulate.detect.dither`)
-            image = undither(image)
+            grey = undither(image)
+            diffused = (DIFFUSED_FLAG,) if grey is not image else diffused
+            image = grey
         reg = register_page(image, width_in, height_in, levels=levels)
         t1 = time.perf_counter()
         timings.append(("register", (t1 - t0) * 1e3))
@@ -91,13 +96,14 @@ def read_image(
         timings.append(("identify", (t2 - t1) * 1e3))
         base.update(hash_prefix=code.hash_prefix, style_id=code.style_id, precinct_id=code.precinct_id, page=code.page)
         targets, flags = score_page(election, image, reg, code.style_id, code.page, settings, streaks, levels=levels)
-        flags = flags + ((FROM_OTHER_SIDE,) if given else ())
+        flags = flags + ((FROM_OTHER_SIDE,) if given else ()) + diffused
         timings.append(("score", (time.perf_counter() - t2) * 1e3))
         return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
     except ReadError as e:
-        return _rejected(base, e, timings)
+        return _rejected(base, e, timings, diffused)
     except Exception as e:  # a bug must not stop the batch; the reading says so
-        return _rejected(base, ReadError("internal_error", f"reader error {type(e).__name__}: {e}"), timings)
+        err = ReadError("internal_error", f"reader error {type(e).__name__}: {e}")
+        return _rejected(base, err, timings, diffused)
 
 
 def _file_pages(
@@ -132,8 +138,10 @@ def _file_pages(
             continue
         base["_timings"] = [("decode", (time.perf_counter() - t0) * 1e3)]
         # A page the loader took out of a batch PDF carries the flag its new bytes cannot (`PageBytes`).
-        flags = ((PDF_PAGE_RENDERED,) if h.via == "render" else ()) + (
-            source.flags if isinstance(source, PageBytes) else ()
+        flags = (
+            ((PDF_PAGE_RENDERED,) if h.via == "render" else ())
+            + resampled_flags(h)
+            + (source.flags if isinstance(source, PageBytes) else ())
         )
         if flags:
             base["_flags"] = flags

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import zxingcpp
 
-from ..detect.dither import undither
+from ..detect.dither import DIFFUSED_FLAG, undither
 from ..detect.errors import ReadError
 from ..detect.reading import PageReading
 from ..detect.register import Registration
@@ -54,6 +54,7 @@ from .align import (
 from .background import paint_background
 from .codes import read_code, read_qr_near
 from .creases import crease_rows
+from .dotted import TARGET_MARGIN_IN, dotted_streaks, is_bitonal, suspect, target_boxes
 from .exports import page_dpi, paper_of, paper_rows
 from .likeness import TWIN_FLAG, bare_as, same_targets
 from .matching import (
@@ -129,6 +130,7 @@ class TemplateReader:
         """Read one decoded page (greyscale ``uint8``) with the set; never raises."""
         timings = _timings if _timings is not None else []
         base: dict = {"source": source, "index": index, "digest": digest, "template_set": self.tset.digest}
+        diffused: tuple[str, ...] = ()  # flagged so `status` can tell the clerk (`tabulate.central.diffused`)
         try:
             if image.dtype != np.uint8 or image.ndim != 2:
                 raise ReadError(
@@ -136,7 +138,9 @@ class TemplateReader:
                 )
             base.update(width_px=int(image.shape[1]), height_px=int(image.shape[0]))
             t0 = time.perf_counter()
-            image = paint_background(undither(image))  # error-diffused dots back to grey; a black background
+            grey = undither(image)  # error-diffused dots back to grey
+            diffused = (DIFFUSED_FLAG,) if grey is not image else ()
+            image = paint_background(grey)  # a black background
             tp, reg, twin = self._identify(image)
             t1 = time.perf_counter()
             timings.append(("register", (t1 - t0) * 1e3))
@@ -153,38 +157,49 @@ class TemplateReader:
             tinted = tint_streaks(upright, scoring_reg.affine, lambda: page_bands(self.tset, tp), reg.dpi)
             streaks = streaks if tinted is None else streaks | tinted  # streaks only a shaded row shows
             tpl = scoring_template(self.tset, tp, dpi_class(reg.px_per_in))
-            slack = settings.search_in
-            _tpl, feats = page_features(
-                election, upright, scoring_reg, tp.style_id, tp.page, settings, streaks, tpl, slack
-            )
-            targets, flags = score_page(
-                election,
-                upright,
-                scoring_reg,
-                tp.style_id,
-                tp.page,
-                page_settings(feats, self.thresholds, settings),
-                streaks,
-                tpl=tpl,
-                thresholds=self.thresholds,
-                # The local search may slide a target's points by its radius: the printed name beside
-                # an arrow (whose outline pins it less than an oval's) must not come into its marking area.
-                area_slack_in=slack,
-                creases_in=lambda: crease_rows(upright, scoring_reg.affine, (tp.layout.width_in, tp.layout.height_in)),
-                features=feats,
-            )
+            targets, flags = self._score(election, upright, scoring_reg, tp, tpl, settings, streaks)
+            if suspect(targets) and is_bitonal(upright):
+                # Only a page about to go to a person is looked at for dotted streaks (~0.1 s a page).
+                boxes = target_boxes(tp.layout.targets, scoring_reg.affine, r0, TARGET_MARGIN_IN)
+                dotted = dotted_streaks(upright[r0:r1], reg.dpi, boxes)
+                if dotted is not None and (dotted & ~streaks).any():
+                    streaks = streaks | dotted
+                    targets, flags = self._score(election, upright, scoring_reg, tp, tpl, settings, streaks)
             timings.append(("score", (time.perf_counter() - t1) * 1e3))
             flags = (*flags, TWIN_FLAG) if twin else flags
+            flags = (*flags, *diffused)
             return PageReading(**base, targets=targets, flags=flags, timings_ms=tuple(timings))
         except ReadError as e:
-            return PageReading(**base, reason_code=e.code, reason=e.reason, timings_ms=tuple(timings))
+            return PageReading(**base, reason_code=e.code, reason=e.reason, flags=diffused, timings_ms=tuple(timings))
         except Exception as e:  # a bug must not stop the batch; the reading says so
             return PageReading(
                 **base,
                 reason_code="internal_error",
                 reason=f"reader error {type(e).__name__}: {e}",
+                flags=diffused,
                 timings_ms=tuple(timings),
             )
+
+    def _score(self, election, upright, scoring_reg, tp: TemplatePage, tpl, settings: ReadSettings, streaks):
+        """The page's target readings and flags, the ``streaks`` columns skipped."""
+        slack = settings.search_in
+        _tpl, feats = page_features(election, upright, scoring_reg, tp.style_id, tp.page, settings, streaks, tpl, slack)
+        return score_page(
+            election,
+            upright,
+            scoring_reg,
+            tp.style_id,
+            tp.page,
+            page_settings(feats, self.thresholds, settings),
+            streaks,
+            tpl=tpl,
+            thresholds=self.thresholds,
+            # The local search may slide a target's points by its radius: the printed name beside
+            # an arrow (whose outline pins it less than an oval's) must not come into its marking area.
+            area_slack_in=slack,
+            creases_in=lambda: crease_rows(upright, scoring_reg.affine, (tp.layout.width_in, tp.layout.height_in)),
+            features=feats,
+        )
 
     # -- identification and registration ---------------------------------------------------------
     def _mean_small(self) -> np.ndarray:
